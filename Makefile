@@ -1,0 +1,85 @@
+# SPDX-License-Identifier: GPL-2.0
+# rddp top-level build. `make help` lists the targets.
+
+SHELL := /bin/bash
+TOP := $(abspath .)
+BUILD := $(TOP)/build
+
+STOCK_KVER := $(shell bash -c '. tools/lib.sh; rddp_stock_kver' 2>/dev/null)
+RUNNING_KDIR := /lib/modules/$(shell uname -r)/build
+# The kernel rddp.ko is built for: the running kernel's if it has a build
+# tree, else Debian's 6.1 headers (this project's reference kernel).
+KDIR ?= $(if $(wildcard $(RUNNING_KDIR)/Makefile),$(RUNNING_KDIR),/lib/modules/$(STOCK_KVER)/build)
+KMOD_OUT ?= $(BUILD)/kmod
+CMAKE_BUILD := $(BUILD)/cmake
+JOBS ?= $(shell nproc)
+
+.PHONY: all kmod kmod-stock kmod-debug userspace deps check demo bench bench-core \
+	coverage fuzz install clean help debug-kernel
+
+all: kmod userspace
+
+help:
+	@echo 'make             build rddp.ko (for KDIR) and the user-space tools'
+	@echo 'make kmod        build rddp.ko against KDIR (default: $(KDIR))'
+	@echo 'make userspace   build rddpctl, tests and benchmarks (CMake, build/cmake)'
+	@echo 'make deps        install the Debian packages everything needs'
+	@echo 'make check       all tests: unit, static checks, fuzz, VM tests on both kernels'
+	@echo 'make demo        boot a VM, create an rddp link and show it'
+	@echo 'make bench       benchmarks beside siw; make bench-core: protocol core only'
+	@echo 'make coverage    protocol-core line coverage (build/coverage/html)'
+	@echo 'make fuzz        run the fuzzers (FUZZ_SECONDS per target, default 300)'
+	@echo 'make install     install rddp.ko for the running kernel (needs root)'
+
+deps:
+	@bash tools/deps.sh
+
+# Kbuild writes objects next to the sources, so each kernel gets its own tree
+# of symlinks to kmod/ (new files are picked up on every build).
+define kmod_build
+	@mkdir -p $(2)
+	@cp -rsf $(TOP)/kmod/. $(2)/
+	@find $(2) -xtype l -delete
+	$(MAKE) -C $(1) M=$(2) RDDP_INCLUDE=$(TOP)/include W=1 $(3) modules
+endef
+
+kmod:
+	$(call kmod_build,$(KDIR),$(KMOD_OUT))
+
+kmod-stock:
+	$(call kmod_build,/lib/modules/$(STOCK_KVER)/build,$(BUILD)/kmod-stock)
+
+debug-kernel:
+	@bash tools/kernel/build-debug-kernel.sh
+
+kmod-debug:
+	$(call kmod_build,$(shell bash tools/kernel/build-debug-kernel.sh),$(BUILD)/kmod-debug)
+
+userspace:
+	cmake -S $(TOP) -B $(CMAKE_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+	cmake --build $(CMAKE_BUILD) -j$(JOBS)
+
+check:
+	@bash tools/check.sh
+
+demo:
+	@bash tools/demo.sh
+
+bench-core:
+	@bash tools/bench-core.sh
+
+bench: bench-core
+
+coverage:
+	@bash tools/coverage.sh
+
+FUZZ_SECONDS ?= 300
+fuzz:
+	@bash tools/fuzz.sh $(FUZZ_SECONDS)
+
+install: kmod
+	$(MAKE) -C $(KDIR) M=$(KMOD_OUT) modules_install
+	depmod -a $(notdir $(patsubst %/build,%,$(KDIR)))
+
+clean:
+	rm -rf $(BUILD)

@@ -1,0 +1,58 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rddp module init and exit.
+ *
+ * rddp is a software iWARP RNIC: RDMAP (RFC 5040) over DDP (RFC 5041) over
+ * MPA (RFC 5044, RFC 6581) over kernel TCP sockets. Devices are created with
+ * `rdma link add NAME type rddp netdev DEV`.
+ */
+#include <linux/module.h>
+#include <rdma/ib_verbs.h>
+#include <rdma/rdma_netlink.h>
+
+#include "rddp.h"
+
+static int __init rddp_init(void)
+{
+	int ret;
+
+	ret = rddp_netdev_init();
+	if (ret)
+		return ret;
+
+	ret = rddp_link_init();
+	if (ret)
+		goto err_netdev;
+
+	pr_info("rddp: software iWARP RNIC loaded\n");
+	return 0;
+
+err_netdev:
+	rddp_netdev_exit();
+	return ret;
+}
+
+static void __exit rddp_exit(void)
+{
+	/* No new devices from here on. */
+	rddp_link_exit();
+	rddp_netdev_exit();
+	/*
+	 * Unregister every device with our driver id and wait for queued
+	 * unregistrations (NETDEV_UNREGISTER) to finish: only the core can
+	 * wait for those without racing their dealloc_driver callback. This
+	 * would also remove siw devices, which is why siw and rddp never share
+	 * a kernel (Documentation/architecture.md).
+	 */
+	ib_unregister_driver(RDMA_DRIVER_SIW);
+	pr_info("rddp: unloaded\n");
+}
+
+module_init(rddp_init);
+module_exit(rddp_exit);
+
+MODULE_DESCRIPTION("rddp: software iWARP RDMA provider (RDMAP/DDP/MPA over TCP)");
+MODULE_AUTHOR("The rddp developers");
+MODULE_LICENSE("GPL");
+MODULE_ALIAS_RDMA_LINK(RDDP_DRIVER_NAME);
+MODULE_SOFTDEP("pre: libcrc32c");

@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# Builds rddp.ko for Debian's 6.1 kernel and for the debug kernel, and runs
+# the kernel's static checks over the module's sources:
+#   - no compiler warnings with W=1 (both kernels; the debug build has KUnit)
+#   - sparse (C=2: every file) reports nothing
+#   - scripts/checkpatch.pl --strict is clean
+# Prints one TAP line a check and `kmod: N passed, N failed, N skipped`.
+set -uo pipefail
+. "$(dirname "$0")/lib.sh"
+cd "$RDDP_TOP"
+
+pass=0 fail=0 n=0
+out="$RDDP_TOP/build/check"
+mkdir -p "$out"
+
+check() { # NAME LOGFILE RC: a check passes with rc 0 and no warning lines
+	local name=$1 log=$2 rc=$3 bad
+	n=$((n + 1))
+	bad=$(grep -E 'warning:|error:|^(WARNING|ERROR|CHECK):' "$log" | grep -v 'Skipping BTF' || true)
+	if [ "$rc" -eq 0 ] && [ -z "$bad" ]; then
+		pass=$((pass + 1))
+		echo "ok $n - $name"
+	else
+		fail=$((fail + 1))
+		echo "not ok $n - $name (rc $rc, log $log)"
+		{ [ -n "$bad" ] && echo "$bad" || tail -20 "$log"; } | sed 's/^/#   /' | head -40
+	fi
+}
+
+make -s kmod-stock >"$out/kmod-stock.log" 2>&1
+check "rddp.ko builds for Debian 6.1 with W=1, no warnings" "$out/kmod-stock.log" $?
+
+# sparse over every file (C=2 re-checks files that are already built)
+make -s -C "/lib/modules/$(rddp_stock_kver)/build" M="$RDDP_TOP/build/kmod-stock" \
+	RDDP_INCLUDE="$RDDP_TOP/include" C=2 modules >"$out/kmod-sparse.log" 2>&1
+check "sparse (C=2) clean" "$out/kmod-sparse.log" $?
+
+if dbg=$(bash tools/kernel/build-debug-kernel.sh 2>"$out/debug-kernel.log"); then
+	make -s kmod-debug >"$out/kmod-debug.log" 2>&1
+	check "rddp.ko (with KUnit suites) builds for the debug kernel with W=1" \
+		"$out/kmod-debug.log" $?
+else
+	cat "$out/debug-kernel.log" >"$out/kmod-debug.log"
+	check "debug kernel builds" "$out/kmod-debug.log" 1
+fi
+
+src=$(rddp_linux_source)
+mapfile -t files < <(git ls-files -co --exclude-standard -- 'kmod/*.[ch]' 'kmod/**/*.[ch]' \
+	'include/rddp/*.h' | sort -u)
+"$src/scripts/checkpatch.pl" --strict --no-tree --quiet --show-types \
+	--ignore FILE_PATH_CHANGES -f "${files[@]}" >"$out/checkpatch.log" 2>&1
+check "checkpatch --strict clean (${#files[@]} files)" "$out/checkpatch.log" $?
+
+echo "kmod: $pass passed, $fail failed, 0 skipped"
+[ "$fail" -eq 0 ]

@@ -1,0 +1,50 @@
+# SPDX-License-Identifier: GPL-2.0
+# Shared helpers for rddp's build and test scripts. Source it; do not run it.
+#
+# Heavy artifacts (kernel source tree, debug kernel, siw, initramfs) live in
+# $RDDP_CACHE, each in a directory named by a hash of everything that went
+# into it, so a changed input builds a new artifact and an unchanged one is
+# reused across clones and CI runs.
+
+RDDP_TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+RDDP_CACHE=${RDDP_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/rddp}
+mkdir -p "$RDDP_CACHE"
+
+# Debian's 6.1 kernel that the stock-kernel VM tests boot.
+rddp_stock_kver() {
+	local k
+	for k in /lib/modules/6.1.0-*-amd64; do
+		[ -e "$k/build" ] && [ -e "/boot/vmlinuz-${k##*/}" ] && { echo "${k##*/}"; return; }
+	done
+	return 1
+}
+
+rddp_log() { printf '[%s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
+rddp_die() { rddp_log "error: $*"; exit 1; }
+
+# Hash of the named files' contents plus any extra words.
+rddp_hash() {
+	local f
+	{
+		for f in "$@"; do
+			if [ -f "$f" ]; then sha256sum "$f"; else echo "$f"; fi
+		done
+	} | sha256sum | cut -c1-16
+}
+
+# Extracted linux-source-6.1, keyed by the Debian package version.
+rddp_linux_source() {
+	local ver dir
+	ver=$(dpkg-query -W -f='${Version}' linux-source-6.1 2>/dev/null) ||
+		rddp_die "linux-source-6.1 is not installed (make deps)"
+	dir="$RDDP_CACHE/linux-source-$ver"
+	if [ ! -f "$dir/.extracted" ]; then
+		rddp_log "extracting linux-source-6.1 $ver"
+		rm -rf "$dir" "$dir.tmp"
+		mkdir -p "$dir.tmp"
+		tar -C "$dir.tmp" -xf /usr/src/linux-source-6.1.tar.xz --strip-components=1
+		touch "$dir.tmp/.extracted"
+		mv "$dir.tmp" "$dir"
+	fi
+	echo "$dir"
+}

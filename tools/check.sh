@@ -1,0 +1,98 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# `make check`: every test rddp has, in dependency order. Each suite prints a
+# last line `NAME: N passed, N failed, N skipped`; this script sums them and
+# ends with the totals. A suite that crashes without such a line counts as one
+# failure. Logs: build/check/<suite>.log.
+#
+# RDDP_CHECK_ONLY="unit kmod" runs only the named suites (for development).
+set -uo pipefail
+. "$(dirname "$0")/lib.sh"
+cd "$RDDP_TOP"
+
+logdir="$RDDP_TOP/build/check"
+mkdir -p "$logdir"
+total_pass=0 total_fail=0 total_skip=0
+summary=()
+start=$SECONDS
+
+# want NAME: NAME is selected by RDDP_CHECK_ONLY, itself or a prefix of it
+# ("vm-debug" selects vm-debug-link and vm-debug-kunit).
+want() {
+	local w
+	[ -z "${RDDP_CHECK_ONLY:-}" ] && return 0
+	for w in $RDDP_CHECK_ONLY; do
+		[[ $1 == "$w" || $1 == "$w"-* ]] && return 0
+	done
+	return 1
+}
+
+# suite NAME CMD...: run CMD, show its output, take its counts.
+suite() {
+	local name=$1 rc line p=0 f=0 s=0 t0=$SECONDS
+	shift
+	want "$name" || return 0
+	rddp_log "== $name: $*"
+	"$@" 2>&1 | tee "$logdir/$name.log"
+	rc=${PIPESTATUS[0]}
+	line=$(grep -E '^[A-Za-z0-9_.-]+: [0-9]+ passed, [0-9]+ failed(, [0-9]+ skipped)?$' \
+		"$logdir/$name.log" | tail -1)
+	if [ -n "$line" ]; then
+		p=$(sed -E 's/.*: ([0-9]+) passed.*/\1/' <<<"$line")
+		f=$(sed -E 's/.* ([0-9]+) failed.*/\1/' <<<"$line")
+		s=$(sed -nE 's/.* ([0-9]+) skipped$/\1/p' <<<"$line")
+		s=${s:-0}
+	fi
+	# A non-zero exit with no failure counted is itself a failure.
+	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
+		f=1
+		echo "$name: exited with status $rc"
+	fi
+	total_pass=$((total_pass + p))
+	total_fail=$((total_fail + f))
+	total_skip=$((total_skip + s))
+	summary+=("$(printf '%-22s %4d passed %4d failed %4d skipped  %4ds' \
+		"$name" "$p" "$f" "$s" $((SECONDS - t0)))")
+}
+
+if want deps; then
+	rddp_log "== deps"
+	bash tools/deps.sh || rddp_die "installing dependencies failed"
+fi
+
+# Host: protocol core and tools.
+suite unit bash tools/unit-tests.sh
+suite coverage bash tools/coverage.sh
+suite fuzz bash tools/fuzz.sh "${RDDP_FUZZ_SECONDS:-15}"
+
+# Kernel module builds (both kernels) and static checks.
+suite kmod bash tools/kmod-check.sh
+if want vm-stock-link || want vm-debug-link; then
+	make -s userspace >"$logdir/userspace-build.log" 2>&1 ||
+		{ tail -30 "$logdir/userspace-build.log"; rddp_die "user-space build failed"; }
+fi
+
+# The harness proves it can fail before anything relies on it passing.
+suite vm-selftest bash tools/vm/selftest.sh
+
+# VM tests, Debian's stock kernel then the debug kernel.
+vm() { # KERNEL TEST...
+	local kernel=$1 t
+	shift
+	want "vm-$kernel" || return 0
+	make -s "kmod-$kernel" >"$logdir/kmod-$kernel-for-vm.log" 2>&1 ||
+		{ tail -30 "$logdir/kmod-$kernel-for-vm.log"; rddp_die "rddp.ko build for $kernel failed"; }
+	for t in "$@"; do
+		suite "vm-$kernel-$(basename "$t" .sh)" bash tools/vm/run.sh --kernel "$kernel" \
+			--name "$kernel-$(basename "$t" .sh)" --ko "build/kmod-$kernel/rddp.ko" "$t"
+	done
+}
+vm stock tests/vm/link.sh
+vm debug tests/vm/kunit.sh tests/vm/link.sh
+
+echo
+echo "== summary ($(((SECONDS - start) / 60)) min $(((SECONDS - start) % 60)) s)"
+printf '%s\n' "${summary[@]}"
+echo "check: $total_pass passed, $total_fail failed, $total_skip skipped"
+echo "$total_pass passed, $total_fail failed, $total_skip skipped"
+[ "$total_fail" -eq 0 ]

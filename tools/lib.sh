@@ -27,7 +27,7 @@ rddp_hash() {
 	local f
 	{
 		for f in "$@"; do
-			if [ -f "$f" ]; then sha256sum "$f"; else echo "$f"; fi
+			if [ -f "$f" ]; then sha256sum <"$f"; else echo "$f"; fi
 		done
 	} | sha256sum | cut -c1-16
 }

@@ -1,0 +1,50 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Runs rddp's KUnit suites (debug kernel only): loads rddp, whose suites run
+# at load time, and turns each test case of every suite named rddp* in
+# /sys/kernel/debug/kunit/<suite>/results (KTAP) into one TAP line.
+set -u
+# shellcheck source=tests/vm/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+if [ "$RDDP_KERNEL" != debug ]; then
+	t_skip "rddp KUnit suites" "KUnit needs the debug kernel (--kernel debug)"
+	exit 0
+fi
+t_run "modprobe rddp" modprobe rddp
+# Suites can also come as separate modules (rddp_*_test.ko) in extra/.
+for ko in /lib/modules/"$(uname -r)"/extra/rddp*test*.ko; do
+	[ -e "$ko" ] || continue
+	m=${ko##*/}
+	t_run "modprobe ${m%.ko}" modprobe "${m%.ko}"
+done
+
+suites=0
+for d in /sys/kernel/debug/kunit/rddp*; do
+	[ -f "$d/results" ] || continue
+	suites=$((suites + 1))
+	suite=${d##*/}
+	cases=0
+	results=$(cat "$d/results")
+	# KTAP: test cases are "    ok N name" / "    not ok N name [# SKIP why]"
+	# one level below the suite's own line; parameterised cases nest deeper.
+	while IFS= read -r line; do
+		l=${line#"${line%%[![:space:]]*}"}
+		[ "$l" != "$line" ] || continue # the suite's own result
+		case $l in
+		"ok "*"# SKIP"*)
+			n=${l#ok * }
+			t_skip "$suite: ${n%% # SKIP*}" "${n#*# SKIP }" ;;
+		"ok "*) t_ok "$suite: ${l#ok * }" ;;
+		"not ok "*)
+			n=${l#not ok * }
+			t_fail "$suite: $n" "$(tail -30 <<<"$results")" ;;
+		*) continue ;;
+		esac
+		cases=$((cases + 1))
+	done <<<"$results"
+	[ "$cases" -gt 0 ] || t_fail "$suite: has test results" "$results"
+done
+if [ "$suites" -eq 0 ]; then
+	t_fail "an rddp KUnit suite ran" "$(ls /sys/kernel/debug/kunit 2>&1)"
+fi

@@ -1,0 +1,98 @@
+# shellcheck shell=bash
+# SPDX-License-Identifier: GPL-2.0
+# Guest-side test library, sourced by tests/vm/*.sh under bash.
+#
+# Results are TAP lines in $RDDP_RESULTS/tap.txt (tools/vm/run.sh collects
+# them) and on the console; each test's output goes to $RDDP_RESULTS/log.txt.
+#
+#   t_ok NAME / t_fail NAME [DETAIL] / t_skip NAME WHY
+#   t_run NAME CMD...           ok if CMD exits 0
+#   t_expect_fail NAME CMD...   ok if CMD exits non-zero
+#   t_like NAME REGEX CMD...    ok if CMD exits 0 and its output matches REGEX (ERE)
+#   t_barrier NAME [SECONDS]    two-VM rendezvous through the shared results dir
+#   setup_dummy                 dummy0 up with 198.51.100.1/24 (one-VM tests)
+#
+# Environment: RDDP_ROLE (a, or a|b with two VMs), RDDP_KERNEL (stock|debug),
+# RDDP_TOPOLOGY (one|two), RDDP_LOCAL_IP/RDDP_PEER_IP on the two-VM link.
+
+RDDP_RESULTS=${RDDP_RESULTS:-/results/${RDDP_ROLE:-a}}
+mkdir -p "$RDDP_RESULTS"
+_t_tap=$RDDP_RESULTS/tap.txt
+_t_log=$RDDP_RESULTS/log.txt
+_t_n=0
+
+_t_emit() {
+	_t_n=$((_t_n + 1))
+	echo "$1 $_t_n - $2" | tee -a "$_t_tap"
+}
+
+t_ok() { _t_emit ok "$1"; }
+
+t_fail() {
+	_t_emit "not ok" "$1"
+	[ $# -gt 1 ] && printf '%s\n' "$2" | head -40 | sed 's/^/#   /' | tee -a "$_t_tap"
+	return 0
+}
+
+t_skip() { _t_emit ok "$1 # SKIP $2"; }
+
+# _t_exec NAME CMD...: run CMD, its output to the log and to $_t_out.
+_t_exec() {
+	local name=$1
+	shift
+	printf '\n### %s\n$ %s\n' "$name" "$*" >>"$_t_log"
+	_t_out=$("$@" 2>&1)
+	_t_rc=$?
+	printf '%s\n[exit %d]\n' "$_t_out" "$_t_rc" >>"$_t_log"
+}
+
+t_run() {
+	local name=$1
+	shift
+	_t_exec "$name" "$@"
+	if [ "$_t_rc" -eq 0 ]; then t_ok "$name"; else
+		t_fail "$name" "\$ $* -> exit $_t_rc
+$(tail -20 <<<"$_t_out")"
+	fi
+}
+
+t_expect_fail() {
+	local name=$1
+	shift
+	_t_exec "$name" "$@"
+	if [ "$_t_rc" -ne 0 ]; then t_ok "$name"; else
+		t_fail "$name" "\$ $* -> succeeded, expected failure
+$(tail -20 <<<"$_t_out")"
+	fi
+}
+
+t_like() {
+	local name=$1 re=$2
+	shift 2
+	_t_exec "$name" "$@"
+	if [ "$_t_rc" -eq 0 ] && grep -Eq -- "$re" <<<"$_t_out"; then t_ok "$name"; else
+		t_fail "$name" "\$ $* -> exit $_t_rc, output does not match /$re/:
+$(tail -20 <<<"$_t_out")"
+	fi
+}
+
+# Both guests write a file and wait for the other's; 9p has no client cache
+# by default, so each sees the other's file as soon as it is created.
+t_barrier() {
+	local name=$1 secs=${2:-120} peer i
+	[ "${RDDP_TOPOLOGY:-one}" = two ] || return 0
+	case $RDDP_ROLE in a) peer=b ;; *) peer=a ;; esac
+	: >"/results/barrier-$name.$RDDP_ROLE"
+	for ((i = 0; i < secs * 10; i++)); do
+		[ -e "/results/barrier-$name.$peer" ] && return 0
+		sleep 0.1
+	done
+	t_fail "barrier $name: peer $peer did not arrive in ${secs}s"
+	return 1
+}
+
+setup_dummy() {
+	modprobe dummy numdummies=1 &&
+		ip link set dummy0 up &&
+		ip addr add 198.51.100.1/24 dev dummy0
+}

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# Builds (or finds in the cache) upstream siw.ko for Debian's stock 6.1 kernel,
+# out of tree from linux-source-6.1 (Debian builds the kernel without siw), and
+# prints its path. Used as the peer of rddp in two-VM interop runs:
+#   tools/vm/run.sh --topology two --ko-a build/kmod-stock/rddp.ko \
+#       --ko-b "$(tools/vm/build-siw.sh)" tests/vm/TEST.sh
+# siw and rddp must never share a kernel (both are RDMA_DRIVER_SIW).
+# The debug kernel has siw=m in tree; its initramfs already carries it.
+set -euo pipefail
+# shellcheck source=tools/lib.sh
+. "$(dirname "$0")/../lib.sh"
+
+kver=$(rddp_stock_kver) || rddp_die "Debian's 6.1 kernel headers are not installed (make deps)"
+src=$(rddp_linux_source)
+kid="$kver $(dpkg-query -W -f='${Version}' "linux-headers-$kver" 2>/dev/null || true)"
+key=$(rddp_hash "$0" "$src" "$kid" "$(gcc --version | head -1)")
+out="$RDDP_CACHE/siw-$key"
+if [ -f "$out/siw.ko" ]; then
+	echo "$out/siw.ko"
+	exit 0
+fi
+
+rddp_log "building siw.ko for $kver in $out"
+rm -rf "$out" "$out.tmp"
+mkdir -p "$out.tmp"
+cp -r "$src/drivers/infiniband/sw/siw/." "$out.tmp/"
+nice make -C "/lib/modules/$kver/build" M="$out.tmp" CONFIG_RDMA_SIW=m -j2 modules \
+	>"$out.tmp/build.log" 2>&1 ||
+	{ tail -30 "$out.tmp/build.log" >&2; rddp_die "siw build failed (log: $out.tmp/build.log)"; }
+mv "$out.tmp" "$out"
+echo "$out/siw.ko"

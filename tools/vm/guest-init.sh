@@ -1,0 +1,61 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# /init of the rddp test guest (tools/vm/mkinitramfs.sh installs it).
+# Mounts the shares, installs the out-of-tree modules handed in by run.sh,
+# runs /results/job-ROLE.sh under a watchdog, collects the kernel log and
+# powers off, whatever the test did.
+export PATH=/bin:/sbin HOME=/root TERM=dumb
+mount -t proc proc /proc
+mount -t sysfs sys /sys
+mount -t devtmpfs dev /dev
+mkdir -p /dev/pts /dev/shm
+mount -t devpts devpts /dev/pts
+mount -t tmpfs tmp /tmp
+mount -t tmpfs run /run
+mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
+
+arg() { sed -n "s/.*\brddp\.$1=\([^ ]*\).*/\1/p" /proc/cmdline; }
+RDDP_ROLE=$(arg role)
+RDDP_KERNEL=$(arg kernel)
+guest_timeout=$(arg timeout)
+export RDDP_ROLE RDDP_KERNEL
+
+for m in virtio_pci virtio_net 9pnet_virtio 9p; do modprobe -q "$m"; done
+mount -t 9p -o trans=virtio,version=9p2000.L,ro,msize=262144 rddp /rddp
+mount -t 9p -o trans=virtio,version=9p2000.L,msize=262144 results /results
+
+out=/results/$RDDP_ROLE
+mkdir -p "$out"
+kdir=/lib/modules/$(uname -r)
+mkdir -p "$kdir/extra"
+for ko in /results/ko-"$RDDP_ROLE"/*.ko; do
+	[ -e "$ko" ] && cp "$ko" "$kdir/extra/"
+done
+depmod -a
+
+ip link set lo up
+if [ -e /sys/class/net/eth0 ]; then
+	case $RDDP_ROLE in a) n=1 p=2 ;; *) n=2 p=1 ;; esac
+	export RDDP_LOCAL_IP=192.0.2.$n RDDP_PEER_IP=192.0.2.$p
+	ip addr add "$RDDP_LOCAL_IP/24" dev eth0
+	ip link set eth0 up
+fi
+
+echo "RDDP-GUEST-START role=$RDDP_ROLE kernel=$RDDP_KERNEL $(uname -r)"
+cd /rddp || exit 1
+timeout -k 5 "${guest_timeout:-600}" bash "/results/job-$RDDP_ROLE.sh" 2>&1 | tee "$out/test.log"
+rc=${PIPESTATUS[0]}
+[ "$rc" -eq 124 ] && echo "RDDP-GUEST-TIMEOUT after ${guest_timeout}s"
+
+# kmemleak reports only objects seen unreferenced by two scans.
+if [ -w /sys/kernel/debug/kmemleak ]; then
+	echo scan >/sys/kernel/debug/kmemleak
+	sleep 6
+	echo scan >/sys/kernel/debug/kmemleak
+	cat /sys/kernel/debug/kmemleak >"$out/kmemleak.txt"
+	[ -s "$out/kmemleak.txt" ] && { echo "kmemleak report:"; cat "$out/kmemleak.txt"; }
+fi
+dmesg >"$out/dmesg.txt"
+echo "RDDP-GUEST-DONE rc=$rc"
+sync
+poweroff -f

@@ -1,0 +1,121 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# Builds (or finds in the cache) the guest initramfs for one kernel and prints
+# its path. KERNEL is `stock` (Debian's 6.1) or `debug` (tools/kernel).
+#
+# The guest userland is taken from this host's Debian packages: busybox for
+# the basics, and the real tools tests use (bash, kmod, iproute2, rdma-core
+# with the siw provider, perftest, rping, iperf3, tcpdump) with every shared
+# library they need. Kernel modules the tests need come with their
+# dependencies; out-of-tree modules (rddp.ko, siw.ko) are passed to run.sh.
+set -euo pipefail
+# shellcheck source=tools/lib.sh
+. "$(dirname "$0")/../lib.sh"
+
+kernel=${1:?usage: mkinitramfs.sh stock|debug}
+case $kernel in
+stock)
+	kver=$(rddp_stock_kver) || rddp_die "Debian's 6.1 kernel is not installed (make deps)"
+	modroot=/
+	kid="$kver $(dpkg-query -W -f='${Version}' "linux-image-$kver")"
+	;;
+debug)
+	kdir=$(bash "$RDDP_TOP/tools/kernel/build-debug-kernel.sh")
+	kver=$(cat "$kdir/include/config/kernel.release")
+	modroot=$kdir/mods
+	kid="debug $kdir"
+	;;
+*) rddp_die "unknown kernel '$kernel' (stock or debug)" ;;
+esac
+
+bins=(bash busybox kmod ip rdma ibv_devinfo ibv_devices ibv_asyncwatch ibv_rc_pingpong
+	rping ucmatose udaddy rdma_server rdma_client ib_write_bw ib_read_bw ib_send_bw
+	ib_write_lat ib_read_lat ib_send_lat iperf3 tcpdump timeout setpriv stdbuf)
+mods=(virtio_pci virtio_net 9p 9pnet_virtio dummy veth ib_core ib_cm iw_cm rdma_cm
+	ib_uverbs rdma_ucm libcrc32c crc32c_generic crc32c-intel configfs siw)
+pkgs=(busybox-static bash kmod iproute2 rdma-core ibverbs-utils ibverbs-providers
+	libibverbs1 librdmacm1 perftest rdmacm-utils iperf3 tcpdump coreutils util-linux
+	libnl-3-200 libnl-genl-3-200 libc6 libstdc++6 libgcc-s1)
+versions=$(dpkg-query -W -f='${Package}=${Version} ' "${pkgs[@]}" 2>/dev/null || true)
+
+key=$(rddp_hash "$0" "$(dirname "$0")/guest-init.sh" "$kid" "$versions" "${bins[*]}" "${mods[*]}")
+out="$RDDP_CACHE/initramfs-$kernel-$key.cpio.gz"
+if [ -f "$out" ]; then
+	echo "$out"
+	exit 0
+fi
+
+rddp_log "building the $kernel guest initramfs"
+root=$(mktemp -d)
+trap 'rm -rf "$root"' EXIT
+mkdir -p "$root"/{bin,sbin,etc,proc,sys,dev,tmp,run,root,rddp,results,mnt,var/tmp} \
+	"$root"/usr/{bin,sbin,lib} "$root/lib/modules/$kver"
+ln -s bin "$root/usr/local"
+
+# copy_with_libs FILE [DEST]: a binary or library and everything it links.
+copy_with_libs() {
+	local f=$1 dest=${2:-$1} lib
+	mkdir -p "$root$(dirname "$dest")"
+	cp -L "$f" "$root$dest"
+	{ ldd "$f" 2>/dev/null || true; } | { grep -o '/[^ ]*' || true; } | while read -r lib; do
+		[ -e "$root$lib" ] || { mkdir -p "$root$(dirname "$lib")"; cp -L "$lib" "$root$lib"; }
+	done
+}
+
+for b in "${bins[@]}"; do
+	p=$(PATH=/usr/sbin:/usr/bin:/sbin:/bin command -v "$b") || rddp_die "missing tool $b (make deps)"
+	copy_with_libs "$p" "/bin/$b"
+done
+for a in modprobe insmod rmmod lsmod depmod modinfo; do ln -s kmod "$root/bin/$a"; done
+# busybox provides what is not there yet (its sh stays busybox's; tests use bash).
+for a in $("$root/bin/busybox" --list); do
+	[ -e "$root/bin/$a" ] || ln -s busybox "$root/bin/$a"
+done
+for a in "$root"/bin/*; do ln -s "../bin/${a##*/}" "$root/sbin/${a##*/}"; done
+# glibc dlopens libgcc_s for pthread_exit; ldd does not list it.
+copy_with_libs "$(ldconfig -p | awk '/libgcc_s.so.1 .*x86-64/ {print $NF; exit}')"
+# rdma-core providers are dlopened too: the siw provider drives siw and rddp.
+for f in /usr/lib/x86_64-linux-gnu/libibverbs/libsiw-*.so; do copy_with_libs "$f"; done
+mkdir -p "$root/etc/libibverbs.d"
+cp /etc/libibverbs.d/siw.driver "$root/etc/libibverbs.d/"
+for f in /usr/lib/x86_64-linux-gnu/libnl-genl-3.so.200 /usr/lib/x86_64-linux-gnu/libnl-3.so.200; do
+	copy_with_libs "$f"
+done
+cp /etc/services "$root/etc/" 2>/dev/null || true
+
+cat >"$root/etc/passwd" <<'PW'
+root:x:0:0:root:/root:/bin/bash
+rddptest:x:1000:1000:rddp unprivileged test user:/tmp:/bin/bash
+PW
+cat >"$root/etc/group" <<'GR'
+root:x:0:
+rddptest:x:1000:
+GR
+echo "hosts: files" >"$root/etc/nsswitch.conf"
+printf '127.0.0.1 localhost\n' >"$root/etc/hosts"
+
+# Modules and their dependencies (modules built into a kernel are skipped).
+declare -A seen=()
+add_module() {
+	local m=$1 path dep
+	path=$(modinfo -b "$modroot" -k "$kver" -n "$m" 2>/dev/null) || return 0
+	case $path in /*) ;; *) return 0 ;; esac	# "(builtin)"
+	[ -n "${seen[$path]:-}" ] && return 0
+	seen[$path]=1
+	mkdir -p "$root/lib/modules/$kver/$(dirname "${path#*/lib/modules/"$kver"/}")"
+	cp "$path" "$root/lib/modules/$kver/${path#*/lib/modules/"$kver"/}"
+	for dep in $(modinfo -b "$modroot" -k "$kver" -F depends "$m" | tr ',' ' '); do
+		add_module "$dep"
+	done
+}
+for m in "${mods[@]}"; do add_module "$m"; done
+for f in modules.order modules.builtin modules.builtin.modinfo; do
+	[ -f "$modroot/lib/modules/$kver/$f" ] && cp "$modroot/lib/modules/$kver/$f" "$root/lib/modules/$kver/"
+done
+depmod -b "$root" "$kver"
+
+install -m 0755 "$(dirname "$0")/guest-init.sh" "$root/init"
+
+(cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) >"$out.$$.tmp"
+mv "$out.$$.tmp" "$out"	# atomic: concurrent builders do not clash
+echo "$out"

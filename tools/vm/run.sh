@@ -1,0 +1,177 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# Runs a test script inside one or two qemu guests and reports TAP.
+#
+#   tools/vm/run.sh [options] TEST [ARGS...]
+#
+#   --kernel stock|debug  Debian's 6.1 kernel (default) or the debug kernel
+#   --ko FILE             out-of-tree module for every guest (repeatable);
+#                         installed in /lib/modules/$(uname -r)/extra, depmod'ed
+#   --ko-a FILE, --ko-b FILE   the same for guest a or b only
+#   --topology one|two    one guest, or two joined by a virtio-net link
+#   --pcap FILE           (two) record the link between the guests
+#   --timeout SECONDS     bound on the test inside the guest (default 600);
+#                         the whole VM run is bounded by that plus boot time
+#   --name NAME           results in build/vm-results/NAME (default: test name)
+#   --show-console        copy the guest console to stdout while it runs
+#
+# TEST is a path relative to the repository root (the guest mounts the tree
+# read-only at /rddp); it runs under bash with tests/vm/lib.sh available.
+# The run fails when a test fails, a guest times out, or the kernel log of
+# either guest contains a warning, oops, KASAN/UBSAN/lockdep/hung-task report
+# or a kmemleak leak. Last line: `vm-NAME: N passed, N failed, N skipped`.
+set -euo pipefail
+# shellcheck source=tools/lib.sh
+. "$(dirname "$0")/../lib.sh"
+
+kernel=stock topology=one timeout=600 name="" pcap="" show=0
+kos=() kos_a=() kos_b=()
+while [ $# -gt 0 ]; do
+	case $1 in
+	--kernel) kernel=$2; shift 2 ;;
+	--ko) kos+=("$2"); shift 2 ;;
+	--ko-a) kos_a+=("$2"); shift 2 ;;
+	--ko-b) kos_b+=("$2"); shift 2 ;;
+	--topology) topology=$2; shift 2 ;;
+	--pcap) pcap=$2; shift 2 ;;
+	--timeout) timeout=$2; shift 2 ;;
+	--name) name=$2; shift 2 ;;
+	--show-console) show=1; shift ;;
+	-h | --help) sed -n '3,24p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-*) rddp_die "unknown option $1 (--help)" ;;
+	*) break ;;
+	esac
+done
+[ $# -ge 1 ] || rddp_die "usage: run.sh [options] TEST [ARGS...] (--help)"
+test=$1
+shift
+[ -f "$RDDP_TOP/$test" ] || rddp_die "no test script $test (paths are relative to the repo root)"
+case $topology in one) roles=(a) ;; two) roles=(a b) ;; *) rddp_die "topology one|two" ;; esac
+name=${name:-$(basename "$test" .sh)}
+
+case $kernel in
+stock) bzimage=/boot/vmlinuz-$(rddp_stock_kver) ;;
+debug) bzimage=$(bash "$RDDP_TOP/tools/kernel/build-debug-kernel.sh")/arch/x86/boot/bzImage ;;
+*) rddp_die "unknown kernel '$kernel' (stock or debug)" ;;
+esac
+initrd=$(bash "$RDDP_TOP/tools/vm/mkinitramfs.sh" "$kernel")
+
+res="$RDDP_TOP/build/vm-results/$name"
+rm -rf "$res"
+mkdir -p "$res"
+for r in "${roles[@]}"; do
+	mkdir -p "$res/ko-$r"
+	extra=("${kos[@]}")
+	[ "$r" = a ] && extra+=("${kos_a[@]}")
+	[ "$r" = b ] && extra+=("${kos_b[@]}")
+	for ko in "${extra[@]}"; do
+		[ -f "$ko" ] || rddp_die "no module $ko"
+		cp "$ko" "$res/ko-$r/"
+	done
+	{
+		echo "export RDDP_TOPOLOGY=$topology RDDP_RESULTS=/results/$r"
+		printf 'exec bash %q' "/rddp/$test"
+		printf ' %q' "$@"
+		echo
+	} >"$res/job-$r.sh"
+done
+
+# TCG unless KVM is asked for: KVM guests hang on these machines.
+accel=${RDDP_VM_ACCEL:-tcg,thread=multi}
+# la57=off: with 5-level paging 6.1's KASAN reports a false "wild-memory-access"
+# when an interrupt hits identify_cpu() while it has cleared the CPU caps
+# (pgtable_l5_enabled() reads X86_FEATURE_LA57). Real hosts are 4-level too.
+# The debug kernel's ACPI PCI routing loop times out under TCG (~35 s).
+cmdline="console=ttyS0 tsc=reliable highres=off panic=-1 oops=panic pci=noacpi"
+port=$((20000 + RANDOM % 20000))
+pids=()
+for r in "${roles[@]}"; do
+	net=(-nic none)
+	if [ "$topology" = two ]; then
+		if [ "$r" = a ]; then sock="listen=127.0.0.1:$port"; else sock="connect=127.0.0.1:$port"; fi
+		net=(-netdev "socket,id=n0,$sock" -device "virtio-net-pci,netdev=n0,mac=52:54:00:12:34:0$r")
+		[ -n "$pcap" ] && [ "$r" = a ] && net+=(-object "filter-dump,id=d0,netdev=n0,file=$pcap")
+	fi
+	# Guest watchdog: the test's own timeout; host bound: that plus boot.
+	timeout -k 10 $((timeout + 240)) qemu-system-x86_64 \
+		-accel "$accel" -cpu max,la57=off -m 2G -smp 2 -nographic -nodefaults -no-reboot \
+		-kernel "$bzimage" -initrd "$initrd" \
+		-append "$cmdline rddp.role=$r rddp.kernel=$kernel rddp.timeout=$timeout" \
+		-serial "file:$res/console-$r.log" \
+		-virtfs "local,path=$RDDP_TOP,mount_tag=rddp,security_model=none,readonly=on" \
+		-virtfs "local,path=$res,mount_tag=results,security_model=none" \
+		"${net[@]}" </dev/null >"$res/qemu-$r.log" 2>&1 &
+	pids+=($!)
+	# The listening side must be up before the other connects.
+	[ "$topology" = two ] && [ "$r" = a ] && sleep 1
+done
+
+if [ "$show" = 1 ]; then
+	tail -n +1 -F "$res/console-a.log" 2>/dev/null &
+	tailpid=$!
+fi
+vm_rc=()
+for p in "${pids[@]}"; do
+	rc=0
+	wait "$p" || rc=$?
+	vm_rc+=("$rc")
+done
+[ "$show" = 1 ] && kill "$tailpid" 2>/dev/null
+
+# Kernel reports that fail a run, wherever they appear in a guest's log.
+bad_re='WARNING:|BUG:|Oops|KASAN:|UBSAN:|general protection fault|Kernel panic'
+bad_re+='|possible circular locking|inconsistent lock state|DEBUG_LOCKS_WARN|possible recursive locking'
+bad_re+='|suspicious RCU usage|INFO: task .* blocked for more than|hung_task|soft lockup|hard LOCKUP'
+bad_re+='|unreferenced object|Call Trace:|refcount_t:|list_add corruption|list_del corruption'
+
+pass=0 fail=0 skip=0 n=0
+report() { # ok|not ok|skip, NAME, [DETAIL]
+	n=$((n + 1))
+	case $1 in
+	ok) pass=$((pass + 1)); echo "ok $n - $2" ;;
+	skip) skip=$((skip + 1)); echo "ok $n - $2 # SKIP ${3:-}" ;;
+	*) fail=$((fail + 1)); echo "not ok $n - $2"; [ -n "${3:-}" ] && printf "%s\n" "$3" | sed "s/^/#   /" ;;
+	esac
+	return 0
+}
+
+i=0
+for r in "${roles[@]}"; do
+	prefix=
+	[ "$topology" = two ] && prefix="$r: "
+	con="$res/console-$r.log"
+	tap="$res/$r/tap.txt"
+	# Tests' own results, renumbered.
+	if [ -f "$tap" ]; then
+		while IFS= read -r line; do
+			case $line in
+			"ok "*"# SKIP"*)
+				t=${line#ok * - }
+				report skip "$prefix${t%% # SKIP*}" "${t#*# SKIP }" ;;
+			"ok "*) report ok "$prefix${line#ok * - }" ;;
+			"not ok "*) report "not ok" "$prefix${line#not ok * - }" ;;
+			"#"*) echo "$line" ;;
+			esac
+		done <"$tap"
+	fi
+	if [ "${vm_rc[$i]}" -eq 124 ] || [ "${vm_rc[$i]}" -eq 137 ] || grep -q RDDP-GUEST-TIMEOUT "$con" 2>/dev/null; then
+		report "not ok" "${prefix}guest finished in time (${timeout}s)" "$(tail -30 "$con" 2>/dev/null)"
+	elif ! grep -q RDDP-GUEST-DONE "$con" 2>/dev/null; then
+		report "not ok" "${prefix}guest ran to the end" "$(tail -40 "$con" 2>/dev/null; cat "$res/qemu-$r.log")"
+	elif grep -q 'RDDP-GUEST-DONE rc=0' "$con" && [ ! -s "$tap" ]; then
+		report "not ok" "${prefix}test reported results" "no TAP in $tap"
+	else
+		report ok "${prefix}guest ran to the end"
+	fi
+	bad=$(cat "$con" "$res/$r/dmesg.txt" 2>/dev/null | tr -d '\r' | grep -E "$bad_re" | sort -u | head -20 || true)
+	if [ -n "$bad" ]; then
+		report "not ok" "${prefix}kernel log clean" "$bad
+(full logs: $con, $res/$r/dmesg.txt)"
+	else
+		report ok "${prefix}kernel log clean"
+	fi
+	i=$((i + 1))
+done
+
+echo "vm-$name: $pass passed, $fail failed, $skip skipped"
+[ "$fail" -eq 0 ]

@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# Proves tools/vm/run.sh can fail: a kernel warning, a failing test and a hung
+# guest must each fail the run, and a clean run must pass. Runs on Debian's
+# stock kernel (fast boot). Last line: `vm-selftest: N passed, N failed, N skipped`.
+set -uo pipefail
+# shellcheck source=tools/lib.sh
+. "$(dirname "$0")/../lib.sh"
+cd "$RDDP_TOP" || exit 1
+
+pass=0 fail=0 n=0
+out=build/vm-results/selftest.log
+: >"$out"
+expect() { # NAME WANT_RC(0|nonzero) REGEX run.sh-args...
+	local name=$1 want=$2 re=$3 rc=0 log
+	shift 3
+	log=$(bash tools/vm/run.sh "$@" 2>&1) || rc=$?
+	printf '### %s\n%s\n' "$name" "$log" >>"$out"
+	n=$((n + 1))
+	if { [ "$want" = 0 ] && [ $rc -eq 0 ]; } || { [ "$want" != 0 ] && [ $rc -ne 0 ]; } &&
+		grep -Eq -- "$re" <<<"$log"; then
+		pass=$((pass + 1))
+		echo "ok $n - $name"
+	else
+		fail=$((fail + 1))
+		echo "not ok $n - $name (run.sh exit $rc; log $out)"
+		tail -15 <<<"$log" | sed 's/^/#   /'
+	fi
+}
+
+kdir=/lib/modules/$(rddp_stock_kver)/build
+mod=build/selftest
+mkdir -p "$mod"
+cp tools/vm/selftest/Kbuild tools/vm/selftest/rddp_selftest_warn.c "$mod/"
+if ! make -s -C "$kdir" M="$RDDP_TOP/$mod" modules >"$mod/build.log" 2>&1; then
+	cat "$mod/build.log"
+	echo "vm-selftest: 0 passed, 1 failed, 0 skipped"
+	exit 1
+fi
+
+expect "a clean run passes" 0 'ok .* - kernel log clean' \
+	--name selftest-clean tests/vm/smoke.sh
+expect "a kernel WARNING fails the run" 1 'not ok .* - kernel log clean' \
+	--name selftest-warn --ko "$mod/rddp_selftest_warn.ko" tests/vm/selftest-warn.sh
+expect "a failing test fails the run" 1 '^vm-selftest-fail: 3 passed, 1 failed, 0 skipped$' \
+	--name selftest-fail tests/vm/selftest-fail.sh
+expect "a hung guest is stopped and fails the run" 1 'not ok .* - guest finished in time' \
+	--name selftest-hang --timeout 20 tests/vm/selftest-fail.sh hang
+
+echo "vm-selftest: $pass passed, $fail failed, 0 skipped"
+[ "$fail" -eq 0 ]

@@ -10,5 +10,12 @@ bash tools/deps.sh
 rddp_log "building rddp.ko for $(rddp_stock_kver)"
 make -s kmod-stock
 rddp_log "booting a VM (qemu, software emulation: ~15 s)"
+mkdir -p build/vm-results
+rc=0
 bash tools/vm/run.sh --kernel stock --name demo --ko build/kmod-stock/rddp.ko \
-	--show-console tests/vm/demo.sh
+	tests/vm/demo.sh >build/vm-results/demo.log 2>&1 || rc=$?
+# What the guest printed, then the harness's verdict (kernel log included).
+cat build/vm-results/demo/a/test.log
+echo
+grep -E '^(not )?ok |^vm-demo:' build/vm-results/demo.log | grep -v ' - rddp0 is an active'
+exit "$rc"

@@ -41,7 +41,7 @@
 #define RDDP_MAX_SRQ		1024
 #define RDDP_MAX_SRQ_WR		4096
 #define RDDP_MAX_CONTEXTS	1024
-#define RDDP_MAX_MR_SIZE	(1ULL << 32)
+#define RDDP_MAX_MR_SIZE	BIT_ULL(32)
 
 struct rddp_device {
 	struct ib_device ibdev;

@@ -1,0 +1,175 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit suite for the rddp protocol core: RFC 3720 §B.4 CRC32c vectors,
+ * RFC 5044 Figures 5 and 6 built and parsed back, chunked parsing and
+ * malformed FPDUs.
+ */
+#include <kunit/test.h>
+#include <linux/slab.h>
+#include <rddp/crc32c.h>
+#include <rddp/mpa.h>
+
+static u32 crc_of(const u8 *p, size_t len)
+{
+	return ~rddp_crc32c(~0U, p, len);
+}
+
+static void rddp_crc_vectors(struct kunit *test)
+{
+	u8 buf[32];
+	int i;
+
+	memset(buf, 0, sizeof(buf));
+	KUNIT_EXPECT_EQ(test, crc_of(buf, 32), 0x8a9136aaU);
+	memset(buf, 0xff, sizeof(buf));
+	KUNIT_EXPECT_EQ(test, crc_of(buf, 32), 0x62a8ab43U);
+	for (i = 0; i < 32; i++)
+		buf[i] = i;
+	KUNIT_EXPECT_EQ(test, crc_of(buf, 32), 0x46dd794eU);
+	for (i = 0; i < 32; i++)
+		buf[i] = 31 - i;
+	KUNIT_EXPECT_EQ(test, crc_of(buf, 32), 0x113fdb5cU);
+}
+
+static const u8 send_hdr1[18] = { 0x41, 0x43, [13] = 1 };
+static const u8 send_hdr2[18] = { 0x41, 0x43, [13] = 2 };
+static const u8 zeros[24];
+
+/* Flatten the gather list; returns the length. */
+static u32 flatten(const struct rddp_fpdu *f, u8 *out)
+{
+	u32 i, n = 0;
+
+	for (i = 0; i < f->nr_spans; i++) {
+		memcpy(out + n, f->span[i].base, f->span[i].len);
+		n += f->span[i].len;
+	}
+	return n;
+}
+
+struct sink {
+	u32 done;
+	u32 pay;
+	u8 msn;
+};
+
+static int on_hdr(void *ctx, const u8 *h, u32 len, u32 pay)
+{
+	((struct sink *)ctx)->msn = h[13];
+	return 0;
+}
+
+static int on_pay(void *ctx, const u8 *d, u32 len)
+{
+	((struct sink *)ctx)->pay += len;
+	return 0;
+}
+
+static int on_done(void *ctx)
+{
+	((struct sink *)ctx)->done++;
+	return 0;
+}
+
+static const struct rddp_mpa_rx_ops sink_ops = {
+	.header = on_hdr, .payload = on_pay, .fpdu_done = on_done,
+};
+
+static void rddp_fpdu_figures(struct kunit *test)
+{
+	static const u8 fig5_head[20] = { 0, 0, 0, 0, 0, 0x2a, 0x41, 0x43,
+					  [19] = 1 };
+	static const u8 fig6_head[24] = { 0, 0x2a, 0x41, 0x43, [15] = 2,
+					  [23] = 0x14 };
+	static const u8 crc5[4] = { 0x52, 0x23, 0x99, 0x83 };
+	static const u8 crc6[4] = { 0x84, 0x92, 0x58, 0x98 };
+	struct rddp_mpa_tx tx = { .markers = true, .crc = true };
+	struct rddp_mpa_rx rx;
+	struct sink s = {};
+	struct rddp_fpdu *f;
+	u8 wire[64];
+	u32 n, i;
+
+	f = kunit_kzalloc(test, sizeof(*f), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, f);
+
+	KUNIT_ASSERT_EQ(test, rddp_fpdu_build(&tx, f, send_hdr1, 18, zeros,
+					      24), 0);
+	n = flatten(f, wire);
+	KUNIT_ASSERT_EQ(test, n, 0x34U);
+	KUNIT_EXPECT_EQ(test, memcmp(wire, fig5_head, 20), 0);
+	KUNIT_EXPECT_EQ(test, memcmp(wire + 0x30, crc5, 4), 0);
+
+	/* parse Figure 5 back one octet at a time */
+	rddp_mpa_rx_init(&rx, true, true, 65535);
+	for (i = 0; i < n; i++)
+		KUNIT_ASSERT_EQ(test, rddp_mpa_rx_feed(&rx, wire + i, 1,
+						       &sink_ops, &s), 0);
+	KUNIT_EXPECT_EQ(test, s.done, 1U);
+	KUNIT_EXPECT_EQ(test, s.pay, 24U);
+	KUNIT_EXPECT_EQ(test, s.msn, 1);
+
+	tx.pos = 0x1ec;
+	KUNIT_ASSERT_EQ(test, rddp_fpdu_build(&tx, f, send_hdr2, 18, zeros,
+					      24), 0);
+	n = flatten(f, wire);
+	KUNIT_ASSERT_EQ(test, n, 0x34U);
+	KUNIT_EXPECT_EQ(test, memcmp(wire, fig6_head, 24), 0);
+	KUNIT_EXPECT_EQ(test, memcmp(wire + 0x30, crc6, 4), 0);
+
+	rddp_mpa_rx_init(&rx, true, true, 65535);
+	rx.pos = 0x1ec;
+	KUNIT_EXPECT_EQ(test, rddp_mpa_rx_feed(&rx, wire, 7, &sink_ops, &s),
+			0);
+	KUNIT_EXPECT_EQ(test, rddp_mpa_rx_feed(&rx, wire + 7, n - 7,
+					       &sink_ops, &s), 0);
+	KUNIT_EXPECT_EQ(test, s.done, 2U);
+	KUNIT_EXPECT_EQ(test, s.msn, 2);
+}
+
+static void rddp_fpdu_malformed(struct kunit *test)
+{
+	struct rddp_mpa_tx tx = { .markers = false, .crc = true };
+	struct rddp_mpa_rx rx;
+	struct sink s = {};
+	struct rddp_fpdu *f;
+	u8 wire[64];
+	u32 n;
+
+	f = kunit_kzalloc(test, sizeof(*f), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, f);
+	KUNIT_ASSERT_EQ(test, rddp_fpdu_build(&tx, f, send_hdr1, 18, zeros,
+					      24), 0);
+	n = flatten(f, wire);
+
+	wire[n - 1] ^= 1;
+	rddp_mpa_rx_init(&rx, false, true, 65535);
+	KUNIT_EXPECT_EQ(test, rddp_mpa_rx_feed(&rx, wire, n, &sink_ops, &s),
+			(int)RDDP_MPA_ERR_CRC);
+	wire[n - 1] ^= 1;
+
+	wire[1] = 0;
+	rddp_mpa_rx_init(&rx, false, true, 65535);
+	KUNIT_EXPECT_EQ(test, rddp_mpa_rx_feed(&rx, wire, n, &sink_ops, &s),
+			(int)RDDP_MPA_ERR_ULPDU_ZERO);
+
+	wire[1] = 0x2a;
+	rddp_mpa_rx_init(&rx, false, true, 41);
+	KUNIT_EXPECT_EQ(test, rddp_mpa_rx_feed(&rx, wire, n, &sink_ops, &s),
+			(int)RDDP_MPA_ERR_ULPDU_LONG);
+	KUNIT_EXPECT_EQ(test, s.done, 0U);
+}
+
+static struct kunit_case rddp_core_cases[] = {
+	KUNIT_CASE(rddp_crc_vectors),
+	KUNIT_CASE(rddp_fpdu_figures),
+	KUNIT_CASE(rddp_fpdu_malformed),
+	{}
+};
+
+static struct kunit_suite rddp_core_suite = {
+	.name = "rddp_core",
+	.test_cases = rddp_core_cases,
+};
+
+kunit_test_suites(&rddp_core_suite);

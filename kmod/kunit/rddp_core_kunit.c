@@ -2,12 +2,13 @@
 /*
  * KUnit suite for the rddp protocol core: RFC 3720 §B.4 CRC32c vectors,
  * RFC 5044 Figures 5 and 6 built and parsed back, chunked parsing and
- * malformed FPDUs.
+ * malformed FPDUs, MPA Request/Reply frames (RFC 5044 §7.1, RFC 6581).
  */
 #include <kunit/test.h>
 #include <linux/slab.h>
 #include <rddp/crc32c.h>
 #include <rddp/mpa.h>
+#include <rddp/mpa_frame.h>
 
 static u32 crc_of(const u8 *p, size_t len)
 {
@@ -160,10 +161,61 @@ static void rddp_fpdu_malformed(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, s.done, 0U);
 }
 
+/* RFC 6581 §9.1.1 enhanced Request, built then parsed a byte at a time. */
+static void rddp_mpa_frame_roundtrip(struct kunit *test)
+{
+	static const u8 pd[3] = { 1, 2, 3 };
+	struct rddp_mpa_frame f = {
+		.type = RDDP_MPA_REQUEST, .rev = 2, .crc = true,
+		.enhanced = true, .p2p = true, .rtr = RDDP_MPA_RTR_WRITE,
+		.ird = 16, .ord = 8, .pd = pd, .pd_len = sizeof(pd),
+	};
+	struct rddp_mpa_frame_rx *rx;
+	struct rddp_mpa_frame got;
+	u32 i, used;
+	int n, ret = RDDP_MPA_FRAME_MORE;
+	u8 *wire;
+
+	rx = kunit_kzalloc(test, sizeof(*rx), GFP_KERNEL);
+	wire = kunit_kzalloc(test, RDDP_MPA_FRAME_MAX, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, rx);
+	KUNIT_ASSERT_NOT_NULL(test, wire);
+	n = rddp_mpa_frame_build(&f, wire, RDDP_MPA_FRAME_MAX);
+	KUNIT_ASSERT_EQ(test, n, 27);
+	KUNIT_EXPECT_EQ(test, wire[16], 0x50);	/* C + enhanced */
+	KUNIT_EXPECT_EQ(test, wire[20], 0x80);	/* A */
+	KUNIT_EXPECT_EQ(test, wire[22], 0x80);	/* C: zero-length Write RTR */
+
+	rddp_mpa_frame_rx_init(rx, RDDP_MPA_REQUEST, 2);
+	for (i = 0; i < n && ret == RDDP_MPA_FRAME_MORE; i++)
+		ret = rddp_mpa_frame_rx_feed(rx, wire + i, 1, &used, &got);
+	KUNIT_ASSERT_EQ(test, ret, (int)RDDP_MPA_FRAME_OK);
+	KUNIT_EXPECT_EQ(test, i, (u32)n);
+	KUNIT_EXPECT_TRUE(test, got.p2p && got.crc && !got.markers);
+	KUNIT_EXPECT_EQ(test, got.rtr, RDDP_MPA_RTR_WRITE);
+	KUNIT_EXPECT_EQ(test, got.ird, 16);
+	KUNIT_EXPECT_EQ(test, got.ord, 8);
+	KUNIT_ASSERT_EQ(test, got.pd_len, 3);
+	KUNIT_EXPECT_EQ(test, memcmp(got.pd, pd, 3), 0);
+
+	/* A Reply key where a Request is due: RFC 5044 §7.1.2 rule 8 */
+	wire[9] = 'p';
+	rddp_mpa_frame_rx_init(rx, RDDP_MPA_REQUEST, 2);
+	KUNIT_EXPECT_EQ(test, rddp_mpa_frame_rx_feed(rx, wire, n, &used, &got),
+			(int)RDDP_MPA_FRAME_ERR_UNEXPECTED);
+	wire[9] = 'q';
+	wire[18] = 0x02;	/* PD_Length 0x207 > 512 */
+	rddp_mpa_frame_rx_init(rx, RDDP_MPA_REQUEST, 2);
+	KUNIT_EXPECT_EQ(test, rddp_mpa_frame_rx_feed(rx, wire, n, &used, &got),
+			(int)RDDP_MPA_FRAME_ERR_PD_LEN);
+	KUNIT_EXPECT_EQ(test, used, 20U);
+}
+
 static struct kunit_case rddp_core_cases[] = {
 	KUNIT_CASE(rddp_crc_vectors),
 	KUNIT_CASE(rddp_fpdu_figures),
 	KUNIT_CASE(rddp_fpdu_malformed),
+	KUNIT_CASE(rddp_mpa_frame_roundtrip),
 	{}
 };
 

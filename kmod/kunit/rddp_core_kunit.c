@@ -2,13 +2,15 @@
 /*
  * KUnit suite for the rddp protocol core: RFC 3720 §B.4 CRC32c vectors,
  * RFC 5044 Figures 5 and 6 built and parsed back, chunked parsing and
- * malformed FPDUs, MPA Request/Reply frames (RFC 5044 §7.1, RFC 6581).
+ * malformed FPDUs, MPA Request/Reply frames (RFC 5044 §7.1, RFC 6581),
+ * DDP/RDMAP header validation and Terminate messages (RFC 5040, 5041).
  */
 #include <kunit/test.h>
 #include <linux/slab.h>
 #include <rddp/crc32c.h>
 #include <rddp/mpa.h>
 #include <rddp/mpa_frame.h>
+#include <rddp/rdmap.h>
 
 static u32 crc_of(const u8 *p, size_t len)
 {
@@ -211,11 +213,40 @@ static void rddp_mpa_frame_roundtrip(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, used, 20U);
 }
 
+/* RFC 5041 §7.2 / RFC 5040 §4.8: a bad QN becomes a DDP Terminate. */
+static void rddp_rdmap_terminate(struct kunit *test)
+{
+	struct rddp_hdr h = {
+		.opcode = RDDP_OP_SEND, .last = true, .qn = RDDP_QN_SEND,
+		.msn = 1,
+	};
+	u8 hdr[RDDP_DDP_UNTAGGED_HDR_LEN], term[RDDP_TERM_MAX_LEN];
+	struct rddp_hdr got;
+	struct rddp_term t;
+	u32 n;
+
+	KUNIT_ASSERT_EQ(test, rddp_hdr_build(&h, hdr), 18U);
+	KUNIT_EXPECT_EQ(test, rddp_hdr_parse(hdr, 18, 8, &got), RDDP_ERR_NONE);
+	hdr[9] = 5;	/* QN 5 */
+	KUNIT_EXPECT_EQ(test, rddp_hdr_parse(hdr, 18, 8, &got),
+			RDDP_ERR_DDP_U_QN);
+	n = rddp_term_build(RDDP_ERR_DDP_U_QN, hdr, 18, 26, NULL, term);
+	KUNIT_ASSERT_EQ(test, n, 24U);
+	KUNIT_EXPECT_EQ(test, term[0], 0x12);	/* layer DDP, untagged */
+	KUNIT_EXPECT_EQ(test, term[1], 0x01);	/* invalid QN */
+	KUNIT_EXPECT_EQ(test, rddp_term_parse(term, n, &t), RDDP_ERR_NONE);
+	KUNIT_EXPECT_EQ(test, rddp_term_to_err(&t), RDDP_ERR_DDP_U_QN);
+	KUNIT_EXPECT_EQ(test, memcmp(t.ddp_hdr, hdr, 18), 0);
+	KUNIT_EXPECT_EQ(test, rddp_ddp_check_tagged(~0ULL, 2, 0, ~0ULL, false),
+			RDDP_ERR_DDP_T_TO_WRAP);
+}
+
 static struct kunit_case rddp_core_cases[] = {
 	KUNIT_CASE(rddp_crc_vectors),
 	KUNIT_CASE(rddp_fpdu_figures),
 	KUNIT_CASE(rddp_fpdu_malformed),
 	KUNIT_CASE(rddp_mpa_frame_roundtrip),
+	KUNIT_CASE(rddp_rdmap_terminate),
 	{}
 };
 

@@ -69,9 +69,8 @@ TEST(MpaFrame, RequestKeyFlagsRevAndPrivateData) {
   f.reject = true;  // R is zero in a Request, whatever the caller says
   f.pd = reinterpret_cast<const uint8_t*>(pd.data());
   f.pd_len = static_cast<uint16_t>(pd.size());
-  const Bytes want = {0x4D, 0x50, 0x41, 0x20, 0x49, 0x44, 0x20, 0x52, 0x65, 0x71, 0x20,
-                      0x46, 0x72, 0x61, 0x6D, 0x65, 0xC0, 0x01, 0x00, 0x05, 'h',
-                      'e',  'l',  'l',  'o'};
+  const Bytes want = {0x4D, 0x50, 0x41, 0x20, 0x49, 0x44, 0x20, 0x52, 0x65, 0x71, 0x20, 0x46, 0x72,
+                      0x61, 0x6D, 0x65, 0xC0, 0x01, 0x00, 0x05, 'h',  'e',  'l',  'l',  'o'};
   EXPECT_EQ(Build(f), want);
 }
 
@@ -185,33 +184,32 @@ TEST_P(MpaFrameMalformed, Rejected) {
 
 INSTANTIATE_TEST_SUITE_P(
     Rfc5044, MpaFrameMalformed,
-    ::testing::Values(
-        BadFrame{"bad key", [](Bytes& w) { w[3] = 'X'; }, RDDP_MPA_REQUEST, 2,
-                 RDDP_MPA_FRAME_ERR_KEY},
-        BadFrame{"reply key at responder", [](Bytes& w) { w[9] = 0x70; }, RDDP_MPA_REQUEST, 2,
-                 RDDP_MPA_FRAME_ERR_UNEXPECTED},
-        BadFrame{"request key at initiator", [](Bytes&) {}, RDDP_MPA_REPLY, 2,
-                 RDDP_MPA_FRAME_ERR_UNEXPECTED},
-        BadFrame{"revision 0", [](Bytes& w) { w[17] = 0; }, RDDP_MPA_REQUEST, 2,
-                 RDDP_MPA_FRAME_ERR_REV},
-        BadFrame{"revision 3", [](Bytes& w) { w[17] = 3; }, RDDP_MPA_REQUEST, 2,
-                 RDDP_MPA_FRAME_ERR_REV},
-        BadFrame{"revision 2 at a rev-1 endpoint", [](Bytes&) {}, RDDP_MPA_REQUEST, 1,
-                 RDDP_MPA_FRAME_ERR_REV},
-        BadFrame{"PD_Length 513",
-                 [](Bytes& w) {
-                   w[18] = 0x02;
-                   w[19] = 0x01;
-                 },
-                 RDDP_MPA_REQUEST, 2, RDDP_MPA_FRAME_ERR_PD_LEN},
-        BadFrame{"PD_Length 0xffff",
-                 [](Bytes& w) {
-                   w[18] = 0xff;
-                   w[19] = 0xff;
-                 },
-                 RDDP_MPA_REQUEST, 2, RDDP_MPA_FRAME_ERR_PD_LEN},
-        BadFrame{"enhanced data truncated", [](Bytes& w) { w[19] = 2; }, RDDP_MPA_REQUEST, 2,
-                 RDDP_MPA_FRAME_ERR_V2_SHORT}),
+    ::testing::Values(BadFrame{"bad key", [](Bytes& w) { w[3] = 'X'; }, RDDP_MPA_REQUEST, 2,
+                               RDDP_MPA_FRAME_ERR_KEY},
+                      BadFrame{"reply key at responder", [](Bytes& w) { w[9] = 0x70; },
+                               RDDP_MPA_REQUEST, 2, RDDP_MPA_FRAME_ERR_UNEXPECTED},
+                      BadFrame{"request key at initiator", [](Bytes&) {}, RDDP_MPA_REPLY, 2,
+                               RDDP_MPA_FRAME_ERR_UNEXPECTED},
+                      BadFrame{"revision 0", [](Bytes& w) { w[17] = 0; }, RDDP_MPA_REQUEST, 2,
+                               RDDP_MPA_FRAME_ERR_REV},
+                      BadFrame{"revision 3", [](Bytes& w) { w[17] = 3; }, RDDP_MPA_REQUEST, 2,
+                               RDDP_MPA_FRAME_ERR_REV},
+                      BadFrame{"revision 2 at a rev-1 endpoint", [](Bytes&) {}, RDDP_MPA_REQUEST, 1,
+                               RDDP_MPA_FRAME_ERR_REV},
+                      BadFrame{"PD_Length 513",
+                               [](Bytes& w) {
+                                 w[18] = 0x02;
+                                 w[19] = 0x01;
+                               },
+                               RDDP_MPA_REQUEST, 2, RDDP_MPA_FRAME_ERR_PD_LEN},
+                      BadFrame{"PD_Length 0xffff",
+                               [](Bytes& w) {
+                                 w[18] = 0xff;
+                                 w[19] = 0xff;
+                               },
+                               RDDP_MPA_REQUEST, 2, RDDP_MPA_FRAME_ERR_PD_LEN},
+                      BadFrame{"enhanced data truncated", [](Bytes& w) { w[19] = 2; },
+                               RDDP_MPA_REQUEST, 2, RDDP_MPA_FRAME_ERR_V2_SHORT}),
     [](const ::testing::TestParamInfo<BadFrame>& i) {
       std::string n = i.param.name;
       for (char& ch : n)
@@ -266,8 +264,8 @@ TEST(MpaFrame, BuildRejectsInvalidFields) {
 TEST(MpaFrame, RandomRoundTrip) {
   std::mt19937 rng(5044);
   for (int i = 0; i < 3000; i++) {
-    auto f = Frame(rng() % 2 ? RDDP_MPA_REQUEST : RDDP_MPA_REPLY,
-                   static_cast<uint8_t>(1 + rng() % 2));
+    auto f =
+        Frame(rng() % 2 ? RDDP_MPA_REQUEST : RDDP_MPA_REPLY, static_cast<uint8_t>(1 + rng() % 2));
     f.markers = rng() % 2;
     f.crc = rng() % 2;
     f.reject = f.type == RDDP_MPA_REPLY && rng() % 2;

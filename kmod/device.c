@@ -123,6 +123,9 @@ static void rddp_dealloc_driver(struct ib_device *ibdev)
 	struct rddp_device *rdev = to_rddp_dev(ibdev);
 
 	WARN_ON(atomic_read(&rdev->num_ctx));
+	WARN_ON(!xa_empty(&rdev->qp_xa) || !xa_empty(&rdev->mr_xa));
+	xa_destroy(&rdev->qp_xa);
+	xa_destroy(&rdev->mr_xa);
 	netdev_put(rdev->netdev, &rdev->netdev_tracker);
 	pr_debug("%s: released\n", dev_name(&ibdev->dev));
 }
@@ -170,6 +173,8 @@ struct rddp_device *rddp_device_create(const char *name,
 	ib_set_device_ops(ibdev, &rddp_verbs_ops);
 	rdev->port_state = rddp_port_state(netdev);
 	atomic_set(&rdev->num_ctx, 0);
+	xa_init_flags(&rdev->qp_xa, XA_FLAGS_ALLOC1);
+	xa_init_flags(&rdev->mr_xa, XA_FLAGS_ALLOC1);
 
 	ret = ib_device_set_netdev(ibdev, netdev, 1);
 	if (ret)

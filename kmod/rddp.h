@@ -19,6 +19,7 @@
 #define RDDP_H
 
 #include <linux/netdevice.h>
+#include <linux/xarray.h>
 #include <rdma/ib_verbs.h>
 
 #define RDDP_DRIVER_NAME	"rddp"
@@ -54,26 +55,31 @@ struct rddp_device {
 	enum ib_port_state port_state;
 	/* Open user contexts, bounded by RDDP_MAX_CONTEXTS. */
 	atomic_t num_ctx;
+	/*
+	 * Object counts, bounded by the RDDP_MAX_* limits: incremented before
+	 * an object is built (and undone on failure), decremented when it is
+	 * destroyed. All zero again by rddp_dealloc_driver().
+	 */
+	atomic_t num_pd;
+	atomic_t num_mr;
+	atomic_t num_cq;
+	atomic_t num_qp;
+	atomic_t num_srq;
+	atomic_t next_cq_id;
+	/*
+	 * QPN -> struct rddp_qp and STag index -> struct rddp_mr (queues.h and
+	 * mem.h give the lookup rules). The xarrays' own locks serialise
+	 * updates; readers use RCU plus the objects' refcounts. next_qpn and
+	 * next_stag_idx are the xa_alloc_cyclic() cursors, under those locks.
+	 */
+	struct xarray qp_xa;
+	u32 next_qpn;
+	struct xarray mr_xa;
+	u32 next_stag_idx;
 };
 
 struct rddp_ucontext {
 	struct ib_ucontext base;
-};
-
-struct rddp_pd {
-	struct ib_pd base;
-};
-
-struct rddp_cq {
-	struct ib_cq base;
-};
-
-struct rddp_qp {
-	struct ib_qp base;
-};
-
-struct rddp_srq {
-	struct ib_srq base;
 };
 
 static inline struct rddp_device *to_rddp_dev(struct ib_device *ibdev)

@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * rddp verbs entry points.
+ * rddp verbs entry points: the ops table, user contexts and the iw_cm hooks
+ * not implemented yet. The objects live in mem.c (PDs, MRs), cq.c, qp.c,
+ * srq.c and uring.c (ring mappings).
  *
  * User contexts follow the siw user ABI (include/uapi/rdma/siw-abi.h), so that
- * Debian's unmodified libsiw provider opens rddp devices. Verbs the data path
- * does not implement yet return -EOPNOTSUPP: a consumer sees a clear error,
- * never a resource that silently does nothing.
+ * Debian's unmodified libsiw provider opens rddp devices. Verbs not
+ * implemented yet return -EOPNOTSUPP: a consumer sees a clear error, never a
+ * resource that silently does nothing. MRs are allocated by the driver (the
+ * 6.1 core has no INIT_RDMA_OBJ_SIZE for ib_mr).
  */
 #include <rdma/ib_verbs.h>
 #include <rdma/iw_cm.h>
@@ -13,6 +16,8 @@
 #include <rdma/uverbs_ioctl.h>
 
 #include "rddp.h"
+#include "mem.h"
+#include "queues.h"
 
 static int rddp_alloc_ucontext(struct ib_ucontext *base, struct ib_udata *udata)
 {
@@ -44,97 +49,6 @@ static void rddp_dealloc_ucontext(struct ib_ucontext *base)
 	atomic_dec(&to_rddp_dev(base->device)->num_ctx);
 }
 
-/* Queue and CQ rings are mapped once QPs and CQs exist (data path). */
-static int rddp_mmap(struct ib_ucontext *ctx, struct vm_area_struct *vma)
-{
-	return -EOPNOTSUPP;
-}
-
-static int rddp_alloc_pd(struct ib_pd *pd, struct ib_udata *udata)
-{
-	return -EOPNOTSUPP;
-}
-
-static int rddp_dealloc_pd(struct ib_pd *pd, struct ib_udata *udata)
-{
-	return 0;	/* never reached: no PD can be allocated */
-}
-
-static int rddp_create_cq(struct ib_cq *cq, const struct ib_cq_init_attr *attr,
-			  struct ib_udata *udata)
-{
-	return -EOPNOTSUPP;
-}
-
-static int rddp_destroy_cq(struct ib_cq *cq, struct ib_udata *udata)
-{
-	return 0;	/* never reached: no CQ can be created */
-}
-
-static int rddp_poll_cq(struct ib_cq *cq, int num_entries, struct ib_wc *wc)
-{
-	return -EOPNOTSUPP;
-}
-
-static int rddp_req_notify_cq(struct ib_cq *cq, enum ib_cq_notify_flags flags)
-{
-	return -EOPNOTSUPP;
-}
-
-static int rddp_create_qp(struct ib_qp *qp, struct ib_qp_init_attr *attr,
-			  struct ib_udata *udata)
-{
-	return -EOPNOTSUPP;
-}
-
-static int rddp_modify_qp(struct ib_qp *qp, struct ib_qp_attr *attr,
-			  int mask, struct ib_udata *udata)
-{
-	return -EOPNOTSUPP;
-}
-
-static int rddp_query_qp(struct ib_qp *qp, struct ib_qp_attr *attr, int mask,
-			 struct ib_qp_init_attr *init_attr)
-{
-	return -EOPNOTSUPP;
-}
-
-static int rddp_destroy_qp(struct ib_qp *qp, struct ib_udata *udata)
-{
-	return 0;	/* never reached: no QP can be created */
-}
-
-static int rddp_post_send(struct ib_qp *qp, const struct ib_send_wr *wr,
-			  const struct ib_send_wr **bad_wr)
-{
-	*bad_wr = wr;
-	return -EOPNOTSUPP;
-}
-
-static int rddp_post_recv(struct ib_qp *qp, const struct ib_recv_wr *wr,
-			  const struct ib_recv_wr **bad_wr)
-{
-	*bad_wr = wr;
-	return -EOPNOTSUPP;
-}
-
-static struct ib_mr *rddp_get_dma_mr(struct ib_pd *pd, int access)
-{
-	return ERR_PTR(-EOPNOTSUPP);
-}
-
-static struct ib_mr *rddp_reg_user_mr(struct ib_pd *pd, u64 start, u64 len,
-				      u64 virt, int access,
-				      struct ib_udata *udata)
-{
-	return ERR_PTR(-EOPNOTSUPP);
-}
-
-static int rddp_dereg_mr(struct ib_mr *mr, struct ib_udata *udata)
-{
-	return 0;	/* never reached: no MR can be registered */
-}
-
 /*
  * iw_cm entry points. rdma_cm calls iw_create_listen on every iWARP device
  * for a wildcard listen, so these must exist and fail cleanly.
@@ -164,20 +78,11 @@ static int rddp_iw_destroy_listen(struct iw_cm_id *id)
 	return 0;	/* never reached: no listener can be created */
 }
 
-static struct ib_qp *rddp_iw_get_qp(struct ib_device *ibdev, int qpn)
-{
-	return NULL;	/* no QP exists */
-}
-
-static void rddp_iw_qp_ref(struct ib_qp *qp)
-{
-	/* no QP exists to hold a reference on */
-}
-
 const struct ib_device_ops rddp_verbs_ops = {
 	.alloc_ucontext = rddp_alloc_ucontext,
 	.dealloc_ucontext = rddp_dealloc_ucontext,
 	.mmap = rddp_mmap,
+	.mmap_free = rddp_mmap_free,
 
 	.alloc_pd = rddp_alloc_pd,
 	.dealloc_pd = rddp_dealloc_pd,
@@ -194,18 +99,24 @@ const struct ib_device_ops rddp_verbs_ops = {
 	.get_dma_mr = rddp_get_dma_mr,
 	.reg_user_mr = rddp_reg_user_mr,
 	.dereg_mr = rddp_dereg_mr,
+	.create_srq = rddp_create_srq,
+	.modify_srq = rddp_modify_srq,
+	.query_srq = rddp_query_srq,
+	.destroy_srq = rddp_destroy_srq,
+	.post_srq_recv = rddp_post_srq_recv,
 
 	.iw_accept = rddp_iw_accept,
-	.iw_add_ref = rddp_iw_qp_ref,
+	.iw_add_ref = rddp_iw_add_ref,
 	.iw_connect = rddp_iw_connect,
 	.iw_create_listen = rddp_iw_create_listen,
 	.iw_destroy_listen = rddp_iw_destroy_listen,
 	.iw_get_qp = rddp_iw_get_qp,
 	.iw_reject = rddp_iw_reject,
-	.iw_rem_ref = rddp_iw_qp_ref,
+	.iw_rem_ref = rddp_iw_rem_ref,
 
 	INIT_RDMA_OBJ_SIZE(ib_cq, rddp_cq, base),
 	INIT_RDMA_OBJ_SIZE(ib_pd, rddp_pd, base),
 	INIT_RDMA_OBJ_SIZE(ib_qp, rddp_qp, base),
+	INIT_RDMA_OBJ_SIZE(ib_srq, rddp_srq, base),
 	INIT_RDMA_OBJ_SIZE(ib_ucontext, rddp_ucontext, base),
 };

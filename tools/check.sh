@@ -88,8 +88,8 @@ vm() { # KERNEL TEST...
 			--name "$kernel-$(basename "$t" .sh)" --ko "build/kmod-$kernel/rddp.ko" "$t"
 	done
 }
-vm stock tests/vm/link.sh
-vm debug tests/vm/kunit.sh tests/vm/link.sh
+vm stock tests/vm/link.sh tests/vm/verbs.sh
+vm debug tests/vm/kunit.sh tests/vm/link.sh tests/vm/verbs.sh
 
 echo
 echo "== summary ($(((SECONDS - start) / 60)) min $(((SECONDS - start) % 60)) s)"

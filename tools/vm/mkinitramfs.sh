@@ -78,7 +78,9 @@ copy_with_libs "$(ldconfig -p | awk '/libgcc_s.so.1 .*x86-64/ {print $NF; exit}'
 for f in /usr/lib/x86_64-linux-gnu/libibverbs/libsiw-*.so; do copy_with_libs "$f"; done
 mkdir -p "$root/etc/libibverbs.d"
 cp /etc/libibverbs.d/siw.driver "$root/etc/libibverbs.d/"
-for f in /usr/lib/x86_64-linux-gnu/libnl-genl-3.so.200 /usr/lib/x86_64-linux-gnu/libnl-3.so.200; do
+# rddp's own C++ programs (rddpctl, test programs) run from /rddp/build.
+for f in /usr/lib/x86_64-linux-gnu/libnl-genl-3.so.200 /usr/lib/x86_64-linux-gnu/libnl-3.so.200 \
+	/usr/lib/x86_64-linux-gnu/libstdc++.so.6; do
 	copy_with_libs "$f"
 done
 cp /etc/services "$root/etc/" 2>/dev/null || true

@@ -214,6 +214,14 @@ u32 rddp_term_build(enum rddp_err err, const u8 *bad_hdr, u32 bad_hdr_len,
  */
 enum rddp_err rddp_term_parse(const u8 *buf, u32 len, struct rddp_term *t);
 
+/*
+ * The table entry for a deframer error (enum rddp_mpa_err): CRC and marker
+ * errors are the LLP's (RFC 5044 §8 codes 2 and 3); a ULPDU length or pad
+ * that cannot be framed leaves the stream unusable, a DDP local
+ * catastrophic error (RFC 5041 §7.2).
+ */
+enum rddp_err rddp_mpa_rx_err(int mpa_err);
+
 /* The error a Terminate reports, or RDDP_ERR_MAX if not in the table. */
 enum rddp_err rddp_term_to_err(const struct rddp_term *t);
 

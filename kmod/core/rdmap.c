@@ -3,6 +3,7 @@
  * DDP (RFC 5041) and RDMAP (RFC 5040) headers, validation, segmentation and
  * Terminate messages. See include/rddp/rdmap.h.
  */
+#include <rddp/mpa.h>
 #include <rddp/rdmap.h>
 #include <rddp/wire.h>
 
@@ -314,6 +315,20 @@ enum rddp_err rddp_term_parse(const u8 *buf, u32 len, struct rddp_term *t)
 		memcpy(t->rdmap_hdr, buf + off, RDDP_RDMAP_RREQ_LEN);
 	}
 	return RDDP_ERR_NONE;
+}
+
+enum rddp_err rddp_mpa_rx_err(int mpa_err)
+{
+	switch (mpa_err) {
+	case RDDP_MPA_OK:
+		return RDDP_ERR_NONE;
+	case RDDP_MPA_ERR_CRC:
+		return RDDP_ERR_LLP_CRC;
+	case RDDP_MPA_ERR_MARKER:
+		return RDDP_ERR_LLP_MARKER;
+	default:
+		return RDDP_ERR_DDP_CATASTROPHIC;
+	}
 }
 
 enum rddp_err rddp_term_to_err(const struct rddp_term *t)

@@ -10,6 +10,7 @@
 #include <vector>
 
 extern "C" {
+#include <rddp/mpa.h>
 #include <rddp/rdmap.h>
 }
 
@@ -274,6 +275,19 @@ TEST(Rdmap, MalformedTerminate) {
   const Bytes unknown = {0x02, 0x77, 0x00, 0x00};
   ASSERT_EQ(rddp_term_parse(unknown.data(), 4, &t), RDDP_ERR_NONE);
   EXPECT_EQ(rddp_term_to_err(&t), RDDP_ERR_MAX);
+}
+
+// Deframer errors map onto the table (RFC 5044 §8).
+TEST(Rdmap, DeframerErrorsToTerminate) {
+  EXPECT_EQ(rddp_mpa_rx_err(RDDP_MPA_OK), RDDP_ERR_NONE);
+  EXPECT_EQ(rddp_mpa_rx_err(RDDP_MPA_ERR_CRC), RDDP_ERR_LLP_CRC);
+  EXPECT_EQ(rddp_errors[RDDP_ERR_LLP_CRC].layer, RDDP_TERM_LAYER_LLP);
+  EXPECT_EQ(rddp_errors[RDDP_ERR_LLP_CRC].ecode, 0x02);
+  EXPECT_EQ(rddp_mpa_rx_err(RDDP_MPA_ERR_MARKER), RDDP_ERR_LLP_MARKER);
+  EXPECT_EQ(rddp_errors[RDDP_ERR_LLP_MARKER].ecode, 0x03);
+  for (int e : {RDDP_MPA_ERR_ULPDU_ZERO, RDDP_MPA_ERR_ULPDU_LONG, RDDP_MPA_ERR_ULPDU_SHORT,
+                RDDP_MPA_ERR_PAD, RDDP_MPA_ERR_ABORTED})
+    EXPECT_EQ(rddp_mpa_rx_err(e), RDDP_ERR_DDP_CATASTROPHIC) << rddp_mpa_err_names[e];
 }
 
 }  // namespace

@@ -89,6 +89,8 @@ vm() { # KERNEL TEST...
 	done
 }
 vm stock tests/vm/link.sh tests/vm/verbs.sh
+# Two guests, rddp in one and upstream siw in the other, with a pcap.
+suite vm-stock-two bash tools/vm/two-vm-check.sh stock
 vm debug tests/vm/kunit.sh tests/vm/link.sh tests/vm/verbs.sh
 
 echo

@@ -27,4 +27,10 @@ if [ "$RDDP_TOPOLOGY" = two ]; then
 		t_run "rdma link add siw0 on eth0" rdma link add siw0 type siw netdev eth0
 		t_like "ibv_devices lists siw0" 'siw0' ibv_devices
 	fi
+	if modinfo rddp >/dev/null 2>&1; then
+		t_run "rdma link add rddp0 on eth0" rdma link add rddp0 type rddp netdev eth0
+		t_like "rddp0 port is active on the link" 'state:[[:space:]]+PORT_ACTIVE' \
+			ibv_devinfo -d rddp0
+	fi
+	t_barrier devices
 fi

@@ -81,8 +81,9 @@ vm() { # KERNEL TEST...
 	local kernel=$1 t
 	shift
 	want "vm-$kernel" || return 0
-	make -s "kmod-$kernel" >"$logdir/kmod-$kernel-for-vm.log" 2>&1 ||
-		{ tail -30 "$logdir/kmod-$kernel-for-vm.log"; rddp_die "rddp.ko build for $kernel failed"; }
+	# The module and the programs tests run from /rddp/build.
+	{ make -s "kmod-$kernel" && make -s userspace; } >"$logdir/build-for-vm-$kernel.log" 2>&1 ||
+		{ tail -30 "$logdir/build-for-vm-$kernel.log"; rddp_die "build for $kernel VM tests failed"; }
 	for t in "$@"; do
 		suite "vm-$kernel-$(basename "$t" .sh)" bash tools/vm/run.sh --kernel "$kernel" \
 			--name "$kernel-$(basename "$t" .sh)" --ko "build/kmod-$kernel/rddp.ko" "$t"

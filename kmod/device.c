@@ -9,6 +9,7 @@
 #include <rdma/ib_verbs.h>
 #include <rdma/siw-abi.h>
 
+#include "cm.h"
 #include "rddp.h"
 
 /*
@@ -122,6 +123,7 @@ static void rddp_dealloc_driver(struct ib_device *ibdev)
 {
 	struct rddp_device *rdev = to_rddp_dev(ibdev);
 
+	rddp_cm_device_stop(rdev);
 	WARN_ON(atomic_read(&rdev->num_ctx));
 	WARN_ON(!xa_empty(&rdev->qp_xa) || !xa_empty(&rdev->mr_xa));
 	xa_destroy(&rdev->qp_xa);
@@ -172,6 +174,9 @@ struct rddp_device *rddp_device_create(const char *name,
 	ib_set_device_ops(ibdev, &rddp_device_ops);
 	ib_set_device_ops(ibdev, &rddp_verbs_ops);
 	rdev->port_state = rddp_port_state(netdev);
+	rddp_settings_default(&rdev->settings);
+	spin_lock_init(&rdev->cep_lock);
+	INIT_LIST_HEAD(&rdev->cep_list);
 	atomic_set(&rdev->num_ctx, 0);
 	xa_init_flags(&rdev->qp_xa, XA_FLAGS_ALLOC1);
 	xa_init_flags(&rdev->mr_xa, XA_FLAGS_ALLOC1);

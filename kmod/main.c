@@ -10,15 +10,24 @@
 #include <rdma/ib_verbs.h>
 #include <rdma/rdma_netlink.h>
 
+#include "cm.h"
 #include "rddp.h"
 
 static int __init rddp_init(void)
 {
 	int ret;
 
-	ret = rddp_netdev_init();
+	ret = rddp_params_check();
 	if (ret)
 		return ret;
+
+	ret = rddp_cm_init();
+	if (ret)
+		return ret;
+
+	ret = rddp_netdev_init();
+	if (ret)
+		goto err_cm;
 
 	ret = rddp_link_init();
 	if (ret)
@@ -29,6 +38,8 @@ static int __init rddp_init(void)
 
 err_netdev:
 	rddp_netdev_exit();
+err_cm:
+	rddp_cm_exit();
 	return ret;
 }
 
@@ -45,6 +56,7 @@ static void __exit rddp_exit(void)
 	 * a kernel (Documentation/architecture.md).
 	 */
 	ib_unregister_driver(RDMA_DRIVER_SIW);
+	rddp_cm_exit();
 	pr_info("rddp: unloaded\n");
 }
 

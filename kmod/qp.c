@@ -10,8 +10,10 @@
 #include <rdma/siw-abi.h>
 #include <rdma/uverbs_ioctl.h>
 
+#include "cm.h"
 #include "rddp.h"
 #include "queues.h"
+#include "stream.h"
 
 #define RDDP_QPN_MAX		0xffffffU
 
@@ -43,7 +45,8 @@ static const u8 rddp_qp_next_ok[IB_QPS_ERR + 1] = {
 			 BIT(IB_QPS_ERR),
 	[IB_QPS_INIT] = BIT(IB_QPS_RESET) | BIT(IB_QPS_INIT) |
 			BIT(IB_QPS_RTR) | BIT(IB_QPS_ERR),
-	[IB_QPS_RTR] = BIT(IB_QPS_RESET) | BIT(IB_QPS_RTS) | BIT(IB_QPS_ERR),
+	[IB_QPS_RTR] = BIT(IB_QPS_RESET) | BIT(IB_QPS_RTR) | BIT(IB_QPS_RTS) |
+		       BIT(IB_QPS_ERR),
 	[IB_QPS_RTS] = BIT(IB_QPS_RESET) | BIT(IB_QPS_RTS) | BIT(IB_QPS_SQD) |
 		       BIT(IB_QPS_ERR),
 	[IB_QPS_SQD] = BIT(IB_QPS_RESET) | BIT(IB_QPS_RTS) | BIT(IB_QPS_SQD) |
@@ -143,6 +146,23 @@ static void rddp_qp_set_state(struct rddp_qp *qp, enum ib_qp_state state)
 	spin_unlock_irqrestore(&qp->sq_lock, fl);
 }
 
+/*
+ * Leaving RTS with a connection: stop the stream (a Terminate goes out
+ * first if an error was detected) and tell the CM, which reports the close
+ * to iw_cm. With @state_lock held, before the state change flushes the
+ * rings, so that WQEs the engines held complete first, in order.
+ */
+static void rddp_qp_stream_end(struct rddp_qp *qp, bool graceful)
+{
+	struct rddp_stream *s = qp->stream;
+
+	lockdep_assert_held(&qp->state_lock);
+	if (!s || s->stopped)
+		return;
+	rddp_stream_stop(s, graceful);
+	rddp_cep_event(s->cep, RDDP_CEP_EV_STREAM_CLOSED);
+}
+
 /* ---- create / destroy ---- */
 
 static int rddp_qp_check_caps(struct ib_qp_init_attr *attr)
@@ -197,6 +217,7 @@ int rddp_create_qp(struct ib_qp *base, struct ib_qp_init_attr *attr,
 	refcount_set(&qp->ref, 1);
 	init_completion(&qp->freed);
 	mutex_init(&qp->state_lock);
+	INIT_WORK(&qp->tx_work, rddp_tx_work);
 	spin_lock_init(&qp->sq_lock);
 	spin_lock_init(&qp->rq_lock);
 	qp->state = IB_QPS_RESET;
@@ -279,12 +300,16 @@ int rddp_destroy_qp(struct ib_qp *base, struct ib_udata *udata)
 
 	/* Destroying generates no completions (IB spec 11.2.4.4). */
 	mutex_lock(&qp->state_lock);
+	rddp_qp_stream_end(qp, false);
 	rddp_qp_set_state(qp, IB_QPS_RESET);
 	mutex_unlock(&qp->state_lock);
 
 	xa_erase(&qp->rdev->qp_xa, base->qp_num);
 	rddp_qp_put(qp);
 	wait_for_completion(&qp->freed);
+	cancel_work_sync(&qp->tx_work);
+	rddp_stream_free(qp->stream);
+	qp->stream = NULL;
 
 	rddp_qp_free_rings(qp);
 	mutex_destroy(&qp->state_lock);
@@ -322,7 +347,8 @@ int rddp_modify_qp(struct ib_qp *base, struct ib_qp_attr *attr, int mask,
 		ret = -EINVAL;
 		goto out;
 	}
-	if (!(rddp_qp_next_ok[cur] & BIT(next))) {
+	/* Without IB_QP_STATE only attributes change, in any state. */
+	if ((mask & IB_QP_STATE) && !(rddp_qp_next_ok[cur] & BIT(next))) {
 		ret = -EINVAL;
 		goto out;
 	}
@@ -341,6 +367,18 @@ int rddp_modify_qp(struct ib_qp *base, struct ib_qp_attr *attr, int mask,
 		qp->ord = attr->max_rd_atomic;
 	if (mask & IB_QP_MAX_DEST_RD_ATOMIC)
 		qp->ird = attr->max_dest_rd_atomic;
+
+	/*
+	 * iWARP has no send-queue-drained state with a connection: a graceful
+	 * disconnect (iw_cm moves the QP to SQD) closes the stream and the QP
+	 * goes to ERROR, flushing what is left (RFC 5040 §5.3).
+	 */
+	if (cur == IB_QPS_RTS && next == IB_QPS_SQD && qp->stream) {
+		rddp_qp_stream_end(qp, true);
+		next = IB_QPS_ERR;
+	} else if (cur == IB_QPS_RTS && next != IB_QPS_RTS) {
+		rddp_qp_stream_end(qp, false);
+	}
 
 	if (next != cur) {
 		rddp_qp_set_state(qp, next);
@@ -503,6 +541,8 @@ static int rddp_qp_doorbell(struct rddp_qp *qp)
 		rddp_sq_flush(qp, true);
 	/* In RTS/SQD the WQEs stay queued for the TX engine. */
 	spin_unlock_irqrestore(&qp->sq_lock, fl);
+	if (!ret)
+		rddp_tx_kick(qp);
 	return ret;
 }
 
@@ -543,6 +583,7 @@ int rddp_post_send(struct ib_qp *base, const struct ib_send_wr *wr,
 	if (qp->state == IB_QPS_ERR || qp->state == IB_QPS_SQE)
 		rddp_sq_flush(qp, true);
 	spin_unlock_irqrestore(&qp->sq_lock, fl);
+	rddp_tx_kick(qp);
 	if (ret)
 		*bad_wr = wr;
 	return ret;
@@ -632,12 +673,20 @@ void rddp_iw_rem_ref(struct ib_qp *qp)
 
 /* ---- data path and CM API (queues.h) ---- */
 
-int rddp_qp_connected(struct rddp_qp *qp)
+int rddp_qp_connected(struct rddp_qp *qp, struct rddp_stream *s,
+		      struct socket *sock, struct rddp_cep *cep)
 {
 	int ret = 0;
 
 	mutex_lock(&qp->state_lock);
-	if (qp->state == IB_QPS_RTR) {
+	/* rdma_cm moves kernel QPs to RTR first; user QPs may still be INIT. */
+	if ((qp->state == IB_QPS_RTR || qp->state == IB_QPS_INIT) &&
+	    (!qp->stream || qp->stream->stopped)) {
+		/* A QP reconnected after RESET: its old stream is over. */
+		cancel_work_sync(&qp->tx_work);
+		rddp_stream_free(qp->stream);
+		rddp_stream_start(s, sock, cep);
+		WRITE_ONCE(qp->stream, s);
 		qp->connected = true;
 		rddp_qp_set_state(qp, IB_QPS_RTS);
 	} else {
@@ -650,6 +699,7 @@ int rddp_qp_connected(struct rddp_qp *qp)
 void rddp_qp_to_error(struct rddp_qp *qp, enum ib_event_type event)
 {
 	mutex_lock(&qp->state_lock);
+	rddp_qp_stream_end(qp, false);
 	if (qp->state != IB_QPS_ERR && qp->state != IB_QPS_RESET)
 		rddp_qp_set_state(qp, IB_QPS_ERR);
 	mutex_unlock(&qp->state_lock);

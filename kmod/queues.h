@@ -30,7 +30,9 @@
 #include <rdma/ib_verbs.h>
 #include <rdma/siw-abi.h>
 
+struct rddp_cep;
 struct rddp_device;
+struct rddp_stream;
 
 /*
  * Ring slot ownership. The acquire load orders every later read of the slot
@@ -127,6 +129,14 @@ struct rddp_qp {
 	u32 sq_sges;
 	struct rdma_user_mmap_entry *sq_mmap;
 
+	/*
+	 * The connection's data path (stream.h): set with the move to RTS by
+	 * rddp_qp_connected(), stopped under @state_lock when the QP leaves
+	 * RTS, freed by destroy_qp. @tx_work runs its TX engine.
+	 */
+	struct rddp_stream *stream;
+	struct work_struct tx_work;
+
 	spinlock_t rq_lock;	/* see above */
 	struct siw_rqe *rq;	/* NULL with an SRQ */
 	u32 num_rqe;
@@ -187,8 +197,9 @@ int rddp_cq_push(struct rddp_cq *cq, const struct rddp_cqe *cqe,
  * rddp_qp_rq_complete - report the end of an RQE on the receive CQ;
  *   @inval_stag != 0 reports a Send with Invalidate of that STag, @solicited
  *   a message with the SE bit (wakes a CQ armed for solicited events).
- * rddp_qp_connected - the CM established the connection: RTR -> RTS
- *   (-EINVAL from any other state). Process context.
+ * rddp_qp_connected - the CM established the connection: INIT/RTR -> RTS
+ *   with @s as the QP's stream over @sock (-EINVAL from any other state).
+ *   Process context.
  * rddp_qp_to_error - move the QP to ERROR (flushing both queues) and, if
  *   @event is not 0, raise it (e.g. IB_EVENT_QP_FATAL). Process context.
  */
@@ -202,7 +213,8 @@ int rddp_qp_sq_complete(struct rddp_qp *qp, const struct siw_sqe *sqe,
 int rddp_qp_rq_complete(struct rddp_qp *qp, const struct siw_rqe *rqe,
 			enum siw_wc_status status, u32 bytes, u32 inval_stag,
 			bool solicited);
-int rddp_qp_connected(struct rddp_qp *qp);
+int rddp_qp_connected(struct rddp_qp *qp, struct rddp_stream *s,
+		      struct socket *sock, struct rddp_cep *cep);
 void rddp_qp_to_error(struct rddp_qp *qp, enum ib_event_type event);
 
 /*

@@ -44,8 +44,26 @@
 #define RDDP_MAX_CONTEXTS	1024
 #define RDDP_MAX_MR_SIZE	BIT_ULL(32)
 
+/*
+ * MPA settings a device uses for new connections (params.c gives the
+ * defaults). Read by the CM when a connection is set up.
+ */
+struct rddp_settings {
+	u8 crc;		/* request CRC32c (RFC 5044 §7.1.1 C bit) */
+	u8 markers;	/* require markers towards us (M bit) */
+	u8 mpa_rev;	/* 1 or 2 (RFC 6581) */
+};
+
 struct rddp_device {
 	struct ib_device ibdev;
+	struct rddp_settings settings;
+	/*
+	 * Connection endpoints (cm.c) that are listening or setting up a
+	 * connection, under @cep_lock; an endpoint leaves the list when it
+	 * closes or hands its socket to a QP.
+	 */
+	spinlock_t cep_lock;
+	struct list_head cep_list;
 	struct net_device *netdev;
 	netdevice_tracker netdev_tracker;
 	/*
@@ -93,6 +111,10 @@ struct rddp_device *rddp_device_create(const char *name,
 struct rddp_device *rddp_device_get_by_netdev(struct net_device *netdev);
 void rddp_device_put(struct rddp_device *rdev);
 enum ib_port_state rddp_port_state(struct net_device *netdev);
+
+/* params.c */
+int rddp_params_check(void);
+void rddp_settings_default(struct rddp_settings *s);
 
 /* link.c */
 int rddp_link_init(void);

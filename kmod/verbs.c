@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * rddp verbs entry points: the ops table, user contexts and the iw_cm hooks
- * not implemented yet. The objects live in mem.c (PDs, MRs), cq.c, qp.c,
- * srq.c and uring.c (ring mappings).
+ * rddp verbs entry points: the ops table and user contexts. The objects live
+ * in mem.c (PDs, MRs), cq.c, qp.c, srq.c and uring.c (ring mappings); the
+ * iw_cm calls in cm.c.
  *
  * User contexts follow the siw user ABI (include/uapi/rdma/siw-abi.h), so that
  * Debian's unmodified libsiw provider opens rddp devices. Verbs not
@@ -15,6 +15,7 @@
 #include <rdma/siw-abi.h>
 #include <rdma/uverbs_ioctl.h>
 
+#include "cm.h"
 #include "rddp.h"
 #include "mem.h"
 #include "queues.h"
@@ -47,35 +48,6 @@ err_count:
 static void rddp_dealloc_ucontext(struct ib_ucontext *base)
 {
 	atomic_dec(&to_rddp_dev(base->device)->num_ctx);
-}
-
-/*
- * iw_cm entry points. rdma_cm calls iw_create_listen on every iWARP device
- * for a wildcard listen, so these must exist and fail cleanly.
- */
-static int rddp_iw_connect(struct iw_cm_id *id, struct iw_cm_conn_param *param)
-{
-	return -EOPNOTSUPP;
-}
-
-static int rddp_iw_accept(struct iw_cm_id *id, struct iw_cm_conn_param *param)
-{
-	return -EOPNOTSUPP;
-}
-
-static int rddp_iw_reject(struct iw_cm_id *id, const void *pdata, u8 len)
-{
-	return -EOPNOTSUPP;
-}
-
-static int rddp_iw_create_listen(struct iw_cm_id *id, int backlog)
-{
-	return -EOPNOTSUPP;
-}
-
-static int rddp_iw_destroy_listen(struct iw_cm_id *id)
-{
-	return 0;	/* never reached: no listener can be created */
 }
 
 const struct ib_device_ops rddp_verbs_ops = {

@@ -17,7 +17,9 @@
 #define RDDP_MPA_HDR_MAX 28		/* largest DDP/RDMAP header */
 #define RDDP_FPDU_MAX_ULPDU 65535
 #define RDDP_FPDU_MAX_MARKERS (RDDP_FPDU_MAX_ULPDU / 512 + 3)
-#define RDDP_FPDU_MAX_SPANS (2 * RDDP_FPDU_MAX_MARKERS + 8)
+/* Payload pieces one FPDU may gather (rddp_fpdu_build_sg()). */
+#define RDDP_FPDU_MAX_FRAGS 32
+#define RDDP_FPDU_MAX_SPANS (2 * RDDP_FPDU_MAX_MARKERS + RDDP_FPDU_MAX_FRAGS + 8)
 
 struct rddp_span {
 	const u8 *base;
@@ -54,6 +56,14 @@ u32 rddp_mpa_mulpdu(u32 emss, bool markers);
 int rddp_fpdu_build(struct rddp_mpa_tx *tx, struct rddp_fpdu *f,
 		    const u8 *hdr, u32 hdr_len, const u8 *payload,
 		    u32 payload_len);
+
+/*
+ * The same with the payload gathered from @nr_frags pieces (at most
+ * RDDP_FPDU_MAX_FRAGS), e.g. the pages of a memory region.
+ */
+int rddp_fpdu_build_sg(struct rddp_mpa_tx *tx, struct rddp_fpdu *f,
+		       const u8 *hdr, u32 hdr_len,
+		       const struct rddp_span *frags, u32 nr_frags);
 
 /* Deframer errors (sticky: once returned, the stream is dead). */
 enum rddp_mpa_err {

@@ -76,21 +76,39 @@ int rddp_fpdu_build(struct rddp_mpa_tx *tx, struct rddp_fpdu *f,
 		    const u8 *hdr, u32 hdr_len, const u8 *payload,
 		    u32 payload_len)
 {
+	struct rddp_span one = { .base = payload, .len = payload_len };
+
+	return rddp_fpdu_build_sg(tx, f, hdr, hdr_len, &one,
+				  payload_len ? 1 : 0);
+}
+
+int rddp_fpdu_build_sg(struct rddp_mpa_tx *tx, struct rddp_fpdu *f,
+		       const u8 *hdr, u32 hdr_len,
+		       const struct rddp_span *frags, u32 nr_frags)
+{
 	struct fpdu_ctx c = { .tx = tx, .f = f, .start = tx->pos,
 			      .crc = ~0U, .crc_on = tx->crc };
-	u32 ulpdu = hdr_len + payload_len;
-	u32 pad;
+	u32 payload_len = 0, ulpdu, pad, i;
 
-	if (hdr_len > RDDP_MPA_HDR_MAX || ulpdu > RDDP_FPDU_MAX_ULPDU ||
-	    payload_len > RDDP_FPDU_MAX_ULPDU || !ulpdu)
+	if (hdr_len > RDDP_MPA_HDR_MAX || nr_frags > RDDP_FPDU_MAX_FRAGS)
+		return -1;
+	for (i = 0; i < nr_frags; i++) {
+		if (frags[i].len > RDDP_FPDU_MAX_ULPDU)
+			return -1;
+		payload_len += frags[i].len;
+	}
+	ulpdu = hdr_len + payload_len;
+	if (ulpdu > RDDP_FPDU_MAX_ULPDU || payload_len > RDDP_FPDU_MAX_ULPDU ||
+	    !ulpdu)
 		return -1;
 	f->nr_spans = 0;
 	f->len = 0;
 	rddp_put_be16(f->hdr, (u16)ulpdu);
 	memcpy(f->hdr + 2, hdr, hdr_len);
 	emit(&c, f->hdr, 2 + hdr_len, true);
-	if (payload_len)
-		emit(&c, payload, payload_len, true);
+	for (i = 0; i < nr_frags; i++)
+		if (frags[i].len)
+			emit(&c, frags[i].base, frags[i].len, true);
 	/* RFC 5044 §4.1: pad ULPDU_Length + ULPDU to a multiple of 4 */
 	pad = (4 - (2 + ulpdu) % 4) % 4;
 	if (pad) {

@@ -1,0 +1,1101 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rddp connection management: the iw_cm provider calls over kernel TCP
+ * sockets and MPA connection setup (RFC 5044 §7.1, RFC 6581).
+ *
+ * A connection endpoint (struct rddp_cep) is a listening socket, or one
+ * TCP connection from its start until MPA setup ends. Then the socket is
+ * handed to the QP's stream (stream.h) and the endpoint stays only to
+ * report the connection's end to iw_cm (DISCONNECT, CLOSE).
+ *
+ * Active side:  iw_connect -> TCP connect (non-blocking) -> MPA Request ->
+ *               Reply -> QP to RTS, RTR sent first -> CONNECT_REPLY.
+ * Passive side: listener accepts -> MPA Request -> CONNECT_REQUEST ->
+ *               iw_accept: Reply, QP to RTS (waits for the RTR)
+ *               -> ESTABLISHED; or iw_reject: Reply with R set, close.
+ * Setup is bounded by RDDP_MPA_TIMEOUT; a peer that sends a bad frame, or
+ * closes, ends it with the matching CM event.
+ *
+ * Locking and lifetime:
+ *  - cep->lock (mutex) serialises the endpoint's state: the CM work, the
+ *    iw_* calls and device stop. Lock order: cep->lock -> qp->state_lock
+ *    (the CM moves the QP with rddp_qp_connected() and rddp_qp_to_error()).
+ *    Code under qp->state_lock never takes cep->lock: the QP reports the
+ *    end of its stream with rddp_cep_event(), which only queues work.
+ *  - Socket callbacks and the timer only set bits in cep->events and queue
+ *    cep->work; all decisions are made in the work, in process context.
+ *  - cep->ref (kref): one for the creator until close, one per queued work
+ *    or armed timer, one for iw_cm's provider_data of a connection request
+ *    (dropped by iw_accept/iw_reject), one for the QP's stream.
+ *  - cep->cm_id is referenced with cm_id->add_ref() while set; cep->qp
+ *    with rddp_qp_get().
+ */
+#include <linux/inet.h>
+#include <linux/slab.h>
+#include <linux/tcp.h>
+#include <linux/workqueue.h>
+#include <net/addrconf.h>
+#include <net/sock.h>
+#include <net/tcp.h>
+#include <rddp/mpa_frame.h>
+
+#include "cm.h"
+#include "rddp.h"
+#include "stream.h"
+
+/* Bound on TCP connect plus the MPA Request/Reply exchange. */
+#define RDDP_MPA_TIMEOUT	(10 * HZ)
+/* Bound on the ULP's answer (accept/reject) to a connection request. */
+#define RDDP_ACCEPT_TIMEOUT	(60 * HZ)
+/* iw_cm_event.private_data_len is a u8. */
+#define RDDP_EVENT_PD_MAX	255
+
+enum rddp_cep_state {
+	RDDP_CEP_IDLE,
+	RDDP_CEP_LISTEN,
+	RDDP_CEP_CONNECTING,		/* active: TCP handshake */
+	RDDP_CEP_AWAIT_REPLY,		/* active: MPA Request sent */
+	RDDP_CEP_AWAIT_REQUEST,		/* passive: reading the MPA Request */
+	RDDP_CEP_AWAIT_ACCEPT,		/* passive: CONNECT_REQUEST delivered */
+	RDDP_CEP_CONNECTED,		/* the QP's stream owns the socket */
+	RDDP_CEP_CLOSED,
+	RDDP_CEP_STATE_MAX
+};
+
+static const char *const rddp_cep_state_names[RDDP_CEP_STATE_MAX] = {
+	[RDDP_CEP_IDLE] = "IDLE",
+	[RDDP_CEP_LISTEN] = "LISTEN",
+	[RDDP_CEP_CONNECTING] = "CONNECTING",
+	[RDDP_CEP_AWAIT_REPLY] = "AWAIT_REPLY",
+	[RDDP_CEP_AWAIT_REQUEST] = "AWAIT_REQUEST",
+	[RDDP_CEP_AWAIT_ACCEPT] = "AWAIT_ACCEPT",
+	[RDDP_CEP_CONNECTED] = "CONNECTED",
+	[RDDP_CEP_CLOSED] = "CLOSED",
+};
+
+/* Internal event bits, after the public enum rddp_cep_event. */
+enum {
+	RDDP_CEP_EV_SOCK = 8,		/* socket readable or state changed */
+	RDDP_CEP_EV_TIMEOUT,
+};
+
+struct rddp_cep {
+	struct kref ref;
+	struct rddp_device *rdev;	/* NULL once off rdev->cep_list */
+	struct list_head dev_entry;
+	struct list_head listen_entry;	/* in struct rddp_listen */
+	struct mutex lock;		/* see above */
+	enum rddp_cep_state state;
+	bool active;
+	bool peer_closed;		/* report DISCONNECT before CLOSE */
+	struct socket *sock;		/* until closed or handed over */
+	struct iw_cm_id *cm_id;
+	struct iw_cm_id *listen_id;	/* passive, until CONNECT_REQUEST */
+	struct rddp_qp *qp;
+	unsigned long events;
+	struct work_struct work;
+	struct delayed_work timer;
+
+	/* MPA setup */
+	struct rddp_mpa_frame_rx mpa_rx;
+	struct rddp_mpa_frame peer;	/* peer.pd points into mpa_rx.buf */
+	struct rddp_settings settings;	/* the device's, at creation */
+	u16 ird, ord;			/* what the ULP asked for */
+	u16 pd_len;
+	u8 pd[RDDP_MPA_PD_MAX];		/* active: our private data */
+
+	void (*saved_data_ready)(struct sock *sk);
+	void (*saved_state_change)(struct sock *sk);
+};
+
+/* The sockets of one listening iw_cm_id (cm_id->provider_data). */
+struct rddp_listen {
+	struct list_head ceps;
+};
+
+static void rddp_cep_work(struct work_struct *work);
+static void rddp_cep_timer(struct work_struct *work);
+
+/* ---- endpoint lifetime ---- */
+
+static struct rddp_cep *rddp_cep_alloc(struct rddp_device *rdev)
+{
+	struct rddp_cep *cep = kzalloc(sizeof(*cep), GFP_KERNEL);
+
+	if (!cep)
+		return NULL;
+	kref_init(&cep->ref);
+	mutex_init(&cep->lock);
+	INIT_LIST_HEAD(&cep->listen_entry);
+	INIT_WORK(&cep->work, rddp_cep_work);
+	INIT_DELAYED_WORK(&cep->timer, rddp_cep_timer);
+	cep->rdev = rdev;
+	cep->settings = rdev->settings;
+	spin_lock(&rdev->cep_lock);
+	list_add_tail(&cep->dev_entry, &rdev->cep_list);
+	spin_unlock(&rdev->cep_lock);
+	return cep;
+}
+
+static void rddp_cep_free(struct kref *ref)
+{
+	struct rddp_cep *cep = container_of(ref, struct rddp_cep, ref);
+
+	WARN_ON(cep->sock || cep->cm_id || cep->qp || cep->listen_id);
+	mutex_destroy(&cep->lock);
+	kfree(cep);
+}
+
+void rddp_cep_get(struct rddp_cep *cep)
+{
+	kref_get(&cep->ref);
+}
+
+void rddp_cep_put(struct rddp_cep *cep)
+{
+	kref_put(&cep->ref, rddp_cep_free);
+}
+
+static void rddp_cep_queue(struct rddp_cep *cep)
+{
+	rddp_cep_get(cep);
+	if (!queue_work(rddp_wq, &cep->work))
+		rddp_cep_put(cep);
+}
+
+void rddp_cep_event(struct rddp_cep *cep, enum rddp_cep_event ev)
+{
+	set_bit(ev, &cep->events);
+	rddp_cep_queue(cep);
+}
+
+static void rddp_cep_timer_start(struct rddp_cep *cep, unsigned long delay)
+{
+	rddp_cep_get(cep);
+	if (!mod_delayed_work(rddp_wq, &cep->timer, delay))
+		return;	/* was idle: the new arming keeps the reference */
+	rddp_cep_put(cep);	/* re-armed: one reference is enough */
+}
+
+static void rddp_cep_timer_stop(struct rddp_cep *cep)
+{
+	if (cancel_delayed_work(&cep->timer))
+		rddp_cep_put(cep);
+}
+
+static void rddp_cep_timer(struct work_struct *work)
+{
+	struct rddp_cep *cep = container_of(to_delayed_work(work),
+					    struct rddp_cep, timer);
+
+	set_bit(RDDP_CEP_EV_TIMEOUT, &cep->events);
+	rddp_cep_queue(cep);
+	rddp_cep_put(cep);	/* the timer's reference */
+}
+
+/* ---- sockets ---- */
+
+static void rddp_cep_sk_event(struct sock *sk)
+{
+	struct rddp_cep *cep;
+
+	read_lock_bh(&sk->sk_callback_lock);
+	cep = sk->sk_user_data;
+	if (cep) {
+		set_bit(RDDP_CEP_EV_SOCK, &cep->events);
+		rddp_cep_queue(cep);
+	}
+	read_unlock_bh(&sk->sk_callback_lock);
+}
+
+static void rddp_cep_sock_attach(struct rddp_cep *cep, struct socket *sock)
+{
+	struct sock *sk = sock->sk;
+
+	cep->sock = sock;
+	write_lock_bh(&sk->sk_callback_lock);
+	cep->saved_data_ready = sk->sk_data_ready;
+	cep->saved_state_change = sk->sk_state_change;
+	sk->sk_user_data = cep;
+	sk->sk_data_ready = rddp_cep_sk_event;
+	sk->sk_state_change = rddp_cep_sk_event;
+	write_unlock_bh(&sk->sk_callback_lock);
+}
+
+/* Give the socket back its own callbacks; the endpoint keeps it. */
+static struct socket *rddp_cep_sock_detach(struct rddp_cep *cep)
+{
+	struct socket *sock = cep->sock;
+	struct sock *sk;
+
+	if (!sock)
+		return NULL;
+	sk = sock->sk;
+	write_lock_bh(&sk->sk_callback_lock);
+	sk->sk_user_data = NULL;
+	sk->sk_data_ready = cep->saved_data_ready;
+	sk->sk_state_change = cep->saved_state_change;
+	write_unlock_bh(&sk->sk_callback_lock);
+	cep->sock = NULL;
+	return sock;
+}
+
+static int rddp_sock_create(struct rddp_cep *cep, int family,
+			    struct socket **sock)
+{
+	int ret;
+
+	ret = sock_create_kern(dev_net(cep->rdev->netdev), family, SOCK_STREAM,
+			       IPPROTO_TCP, sock);
+	if (ret)
+		return ret;
+	sock_set_reuseaddr((*sock)->sk);
+	tcp_sock_set_nodelay((*sock)->sk);
+	(*sock)->sk->sk_sndtimeo = RDDP_MPA_TIMEOUT;
+	(*sock)->sk->sk_rcvtimeo = RDDP_MPA_TIMEOUT;
+	return 0;
+}
+
+static int rddp_addr_len(const struct sockaddr_storage *a)
+{
+	return a->ss_family == AF_INET6 ? sizeof(struct sockaddr_in6) :
+					  sizeof(struct sockaddr_in);
+}
+
+static void rddp_cep_addrs(struct rddp_cep *cep, struct iw_cm_event *ev,
+			   struct socket *sock)
+{
+	kernel_getsockname(sock, (struct sockaddr *)&ev->local_addr);
+	kernel_getpeername(sock, (struct sockaddr *)&ev->remote_addr);
+}
+
+/* ---- MPA frames ---- */
+
+static int rddp_cep_send_frame(struct rddp_cep *cep,
+			       const struct rddp_mpa_frame *f)
+{
+	u8 *buf = kmalloc(RDDP_MPA_FRAME_MAX, GFP_KERNEL);
+	struct msghdr msg = { .msg_flags = MSG_NOSIGNAL };
+	struct kvec vec;
+	int len, ret;
+
+	if (!buf)
+		return -ENOMEM;
+	len = rddp_mpa_frame_build(f, buf, RDDP_MPA_FRAME_MAX);
+	if (len < 0) {
+		kfree(buf);
+		return -EINVAL;
+	}
+	vec.iov_base = buf;
+	vec.iov_len = len;
+	ret = kernel_sendmsg(cep->sock, &msg, &vec, 1, len);
+	kfree(buf);
+	if (ret < 0)
+		return ret;
+	return ret == len ? 0 : -EIO;
+}
+
+/*
+ * Read what the socket holds of the expected frame, never beyond it (the
+ * bytes after it are FPDUs). Returns RDDP_MPA_FRAME_MORE, _OK, a frame error
+ * (> 0), or a negative errno (peer closed: -ECONNRESET).
+ */
+static int rddp_cep_read_frame(struct rddp_cep *cep)
+{
+	u8 buf[64];
+	struct msghdr msg = { .msg_flags = MSG_DONTWAIT };
+	struct rddp_mpa_frame_rx *rx = &cep->mpa_rx;
+	struct kvec vec;
+	u32 used;
+	int n, ret;
+
+	for (;;) {
+		vec.iov_base = buf;
+		vec.iov_len = min_t(u32, sizeof(buf), rx->need - rx->have);
+		n = kernel_recvmsg(cep->sock, &msg, &vec, 1, vec.iov_len,
+				   MSG_DONTWAIT);
+		if (n == -EAGAIN)
+			return RDDP_MPA_FRAME_MORE;
+		if (n < 0)
+			return n;
+		if (n == 0)
+			return -ECONNRESET;
+		ret = rddp_mpa_frame_rx_feed(rx, buf, n, &used, &cep->peer);
+		if (ret != RDDP_MPA_FRAME_MORE)
+			return ret;
+	}
+}
+
+/* ---- closing ---- */
+
+/* Leave the device's list: the endpoint no longer touches the device. */
+static void rddp_cep_unlist(struct rddp_cep *cep)
+{
+	struct rddp_device *rdev = cep->rdev;
+
+	if (!rdev)
+		return;
+	spin_lock(&rdev->cep_lock);
+	list_del_init(&cep->dev_entry);
+	spin_unlock(&rdev->cep_lock);
+	cep->rdev = NULL;
+}
+
+static void rddp_cep_deliver(struct rddp_cep *cep, struct iw_cm_id *id,
+			     enum iw_cm_event_type type, int status,
+			     const void *pd, u16 pd_len, struct socket *sock)
+{
+	struct iw_cm_event ev = {
+		.event = type,
+		.status = status,
+		.private_data = (void *)pd,
+		.private_data_len = min_t(u16, pd_len, RDDP_EVENT_PD_MAX),
+	};
+
+	if (sock) {
+		rddp_cep_addrs(cep, &ev, sock);
+	} else {
+		ev.local_addr = id->m_local_addr;
+		ev.remote_addr = id->m_remote_addr;
+	}
+	if (cep->qp) {
+		ev.ird = cep->qp->ird;
+		ev.ord = cep->qp->ord;
+	}
+	id->event_handler(id, &ev);
+}
+
+/*
+ * End a connection attempt (any state before CONNECTED), with the CM event
+ * it owes: CONNECT_REPLY with @status on the active side. Caller holds
+ * cep->lock.
+ */
+static void rddp_cep_fail(struct rddp_cep *cep, int status)
+{
+	struct socket *sock;
+
+	lockdep_assert_held(&cep->lock);
+	if (cep->state == RDDP_CEP_CLOSED)
+		return;
+	rddp_cep_timer_stop(cep);
+	if (cep->active && cep->cm_id)
+		rddp_cep_deliver(cep, cep->cm_id, IW_CM_EVENT_CONNECT_REPLY,
+				 status, NULL, 0, NULL);
+	if (cep->cm_id) {
+		cep->cm_id->rem_ref(cep->cm_id);
+		cep->cm_id = NULL;
+	}
+	if (cep->listen_id) {
+		cep->listen_id->rem_ref(cep->listen_id);
+		cep->listen_id = NULL;
+	}
+	if (cep->qp) {
+		rddp_qp_put(cep->qp);
+		cep->qp = NULL;
+	}
+	sock = rddp_cep_sock_detach(cep);
+	if (sock)
+		sock_release(sock);
+	cep->state = RDDP_CEP_CLOSED;
+	rddp_cep_unlist(cep);
+}
+
+/* ---- connected: the stream's end ---- */
+
+static void rddp_cep_connected_events(struct rddp_cep *cep, unsigned long ev)
+{
+	struct rddp_qp *qp = cep->qp;
+	struct rddp_stream *s;
+	enum ib_event_type fatal = 0;
+
+	if (!qp)
+		return;
+	s = READ_ONCE(qp->stream);
+	if (test_bit(RDDP_CEP_EV_STREAM_ERROR, &ev) && s) {
+		/*
+		 * RFC 5040 §5.3: a detected error or a received Terminate is
+		 * fatal for the QP; a broken LLP is a close.
+		 */
+		if (s->peer_terminated || s->term_err != RDDP_ERR_LLP_CLOSED)
+			fatal = IB_EVENT_QP_FATAL;
+		else
+			cep->peer_closed = true;
+		rddp_qp_to_error(qp, fatal);
+	}
+	if (test_bit(RDDP_CEP_EV_PEER_CLOSED, &ev)) {
+		cep->peer_closed = true;
+		rddp_qp_to_error(qp, 0);
+	}
+	if (test_bit(RDDP_CEP_EV_STREAM_CLOSED, &ev) && cep->cm_id) {
+		struct iw_cm_id *id = cep->cm_id;
+
+		if (cep->peer_closed)
+			rddp_cep_deliver(cep, id, IW_CM_EVENT_DISCONNECT, 0,
+					 NULL, 0, NULL);
+		rddp_cep_deliver(cep, id, IW_CM_EVENT_CLOSE,
+				 cep->peer_closed ? -ECONNRESET : 0, NULL, 0,
+				 NULL);
+		id->rem_ref(id);
+		cep->cm_id = NULL;
+		cep->qp = NULL;
+		rddp_qp_put(qp);
+		cep->state = RDDP_CEP_CLOSED;
+	}
+}
+
+/* ---- the QP goes to RTS ---- */
+
+/*
+ * Hand the socket to the QP's stream with the negotiated parameters. The
+ * QP reaches RTS (rddp_qp_connected()) and the engines start. Caller holds
+ * cep->lock.
+ */
+static int rddp_cep_go_rts(struct rddp_cep *cep,
+			   const struct rddp_stream_params *p)
+{
+	struct rddp_qp *qp = cep->qp;
+	struct rddp_stream *s;
+	struct socket *sock;
+	int ret;
+
+	s = rddp_stream_alloc(qp, p);
+	if (!s)
+		return -ENOMEM;
+	/* RFC 6581 §9.1.1: the initiator's RTR goes first; the responder
+	 * sends nothing before it has received it.
+	 */
+	if (p->rtr && cep->active)
+		s->tx_rtr_pending = true;
+	if (p->rtr && !cep->active) {
+		s->rx_rtr_pending = true;
+	}
+	sock = rddp_cep_sock_detach(cep);
+	ret = rddp_qp_connected(qp, s, sock, cep);
+	if (ret) {
+		cep->sock = sock;	/* still ours: closed by the caller */
+		rddp_cep_sock_attach(cep, sock);
+		rddp_stream_free(s);
+		return ret;
+	}
+	rddp_cep_timer_stop(cep);
+	cep->state = RDDP_CEP_CONNECTED;
+	rddp_cep_unlist(cep);
+	rddp_rx_drain(s);
+	/* A close between the hand-over of the callbacks and now. */
+	if (sock->sk->sk_state != TCP_ESTABLISHED)
+		rddp_cep_event(cep, RDDP_CEP_EV_PEER_CLOSED);
+	rddp_tx_kick(qp);
+	return 0;
+}
+
+/* ---- active side ---- */
+
+static void rddp_cep_send_request(struct rddp_cep *cep)
+{
+	struct rddp_mpa_frame f = {
+		.type = RDDP_MPA_REQUEST,
+		.rev = cep->settings.mpa_rev,
+		.markers = cep->settings.markers,
+		.crc = cep->settings.crc,
+		.pd = cep->pd,
+		.pd_len = cep->pd_len,
+	};
+	int ret;
+
+	if (f.rev == 2) {
+		/* RFC 6581 §9.1.1: peer-to-peer, offer Write and Read RTRs */
+		f.enhanced = true;
+		f.p2p = true;
+		f.rtr = RDDP_MPA_RTR_WRITE | RDDP_MPA_RTR_READ;
+		f.ird = cep->ird;
+		f.ord = cep->ord;
+	}
+	ret = rddp_cep_send_frame(cep, &f);
+	if (ret) {
+		rddp_cep_fail(cep, ret);
+		return;
+	}
+	rddp_mpa_frame_rx_init(&cep->mpa_rx, RDDP_MPA_REPLY, f.rev);
+	cep->state = RDDP_CEP_AWAIT_REPLY;
+}
+
+static void rddp_cep_got_reply(struct rddp_cep *cep)
+{
+	struct rddp_mpa_frame *r = &cep->peer;
+	struct rddp_stream_params p = { 0 };
+	struct iw_cm_id *id = cep->cm_id;
+	struct socket *sock = cep->sock;
+	int ret;
+
+	if (r->reject) {
+		/* RFC 5044 §7.1.1: R set, the ULP's private data explains */
+		rddp_cep_deliver(cep, id, IW_CM_EVENT_CONNECT_REPLY,
+				 -ECONNREFUSED, r->pd, r->pd_len, sock);
+		id->rem_ref(id);
+		cep->cm_id = NULL;
+		rddp_cep_fail(cep, 0);
+		return;
+	}
+	p.mpa_rev = r->rev;
+	p.crc = cep->settings.crc || r->crc;	/* RFC 5044 §7.1.1 C */
+	p.markers_tx = r->markers;		/* the responder wants them */
+	p.markers_rx = cep->settings.markers;
+	p.ird = cep->ird;
+	p.ord = cep->ord;
+	if (r->enhanced) {
+		/* RFC 6581 §9.1.1: no more Reads than the responder takes */
+		p.ord = min_t(u16, p.ord, r->ird);
+		p.ird = clamp_t(u16, max_t(u16, p.ird, r->ord), 1,
+				RDDP_MAX_IRD);
+		if (r->p2p) {
+			if (!(r->rtr & (RDDP_MPA_RTR_WRITE | RDDP_MPA_RTR_READ))) {
+				/* RFC 6581 §9.1.2: no RTR we offered */
+				rddp_cep_fail(cep, -ECONNREFUSED);
+				return;
+			}
+			p.rtr = r->rtr;
+		}
+	}
+	p.ord = max_t(u16, p.ord, 1);
+	p.ird = max_t(u16, p.ird, 1);
+	ret = rddp_cep_go_rts(cep, &p);
+	if (ret) {
+		rddp_cep_fail(cep, ret);
+		return;
+	}
+	rddp_cep_deliver(cep, id, IW_CM_EVENT_CONNECT_REPLY, 0, r->pd,
+			 r->pd_len, cep->qp->stream->sock);
+}
+
+/* ---- passive side ---- */
+
+static void rddp_cep_got_request(struct rddp_cep *cep)
+{
+	struct iw_cm_id *lid = cep->listen_id;
+	struct rddp_mpa_frame *r = &cep->peer;
+	struct iw_cm_event ev = {
+		.event = IW_CM_EVENT_CONNECT_REQUEST,
+		.provider_data = cep,
+		.private_data = (void *)r->pd,
+		.private_data_len = min_t(u16, r->pd_len, RDDP_EVENT_PD_MAX),
+		.ird = r->enhanced ? min_t(u16, r->ird, RDDP_MAX_IRD) :
+				     RDDP_MAX_IRD,
+		.ord = r->enhanced ? min_t(u16, r->ord, RDDP_MAX_ORD) :
+				     RDDP_MAX_ORD,
+	};
+
+	rddp_cep_addrs(cep, &ev, cep->sock);
+	cep->state = RDDP_CEP_AWAIT_ACCEPT;
+	rddp_cep_timer_start(cep, RDDP_ACCEPT_TIMEOUT);
+	rddp_cep_get(cep);	/* for iw_cm's provider_data */
+	cep->listen_id = NULL;
+	lid->event_handler(lid, &ev);
+	lid->rem_ref(lid);
+}
+
+static void rddp_cep_accept_one(struct rddp_cep *lcep, struct socket *sock)
+{
+	struct rddp_cep *cep;
+
+	if (!lcep->rdev) {
+		sock_release(sock);
+		return;
+	}
+	cep = rddp_cep_alloc(lcep->rdev);
+	if (!cep) {
+		sock_release(sock);
+		return;
+	}
+	mutex_lock(&cep->lock);
+	tcp_sock_set_nodelay(sock->sk);
+	sock->sk->sk_sndtimeo = RDDP_MPA_TIMEOUT;
+	cep->listen_id = lcep->listen_id;
+	cep->listen_id->add_ref(cep->listen_id);
+	rddp_mpa_frame_rx_init(&cep->mpa_rx, RDDP_MPA_REQUEST, 2);
+	cep->state = RDDP_CEP_AWAIT_REQUEST;
+	rddp_cep_sock_attach(cep, sock);
+	rddp_cep_timer_start(cep, RDDP_MPA_TIMEOUT);
+	set_bit(RDDP_CEP_EV_SOCK, &cep->events);
+	rddp_cep_queue(cep);
+	mutex_unlock(&cep->lock);
+	rddp_cep_put(cep);	/* the work, timer and socket hold it now */
+}
+
+static void rddp_cep_listen_work(struct rddp_cep *lcep)
+{
+	struct socket *sock;
+
+	while (lcep->sock && !kernel_accept(lcep->sock, &sock, O_NONBLOCK))
+		rddp_cep_accept_one(lcep, sock);
+}
+
+/* ---- the CM work ---- */
+
+static void rddp_cep_setup_event(struct rddp_cep *cep, unsigned long ev)
+{
+	struct sock *sk;
+	int ret;
+
+	if (test_bit(RDDP_CEP_EV_TIMEOUT, &ev)) {
+		pr_debug("rddp: MPA setup timed out in %s\n",
+			 rddp_cep_state_names[cep->state]);
+		rddp_cep_fail(cep, -ETIMEDOUT);
+		return;
+	}
+	if (!cep->sock)
+		return;
+	sk = cep->sock->sk;
+	switch (cep->state) {
+	case RDDP_CEP_CONNECTING:
+		if (sk->sk_state == TCP_ESTABLISHED) {
+			rddp_cep_send_request(cep);
+			return;
+		}
+		if (sk->sk_state == TCP_SYN_SENT)
+			return;
+		ret = sock_error(sk);
+		rddp_cep_fail(cep, ret ? ret : -ECONNREFUSED);
+		return;
+	case RDDP_CEP_AWAIT_REPLY:
+	case RDDP_CEP_AWAIT_REQUEST:
+		ret = rddp_cep_read_frame(cep);
+		if (ret == RDDP_MPA_FRAME_MORE)
+			return;
+		if (ret == RDDP_MPA_FRAME_OK) {
+			if (cep->state == RDDP_CEP_AWAIT_REPLY)
+				rddp_cep_got_reply(cep);
+			else
+				rddp_cep_got_request(cep);
+			return;
+		}
+		if (ret > 0)
+			pr_info("rddp: bad MPA %s: %s\n",
+				cep->active ? "Reply" : "Request",
+				rddp_mpa_frame_err_names[ret]);
+		rddp_cep_fail(cep, ret < 0 ? ret : -ECONNREFUSED);
+		return;
+	case RDDP_CEP_AWAIT_ACCEPT:
+		/* The peer gave up before the ULP answered. */
+		if (sk->sk_state != TCP_ESTABLISHED)
+			rddp_cep_fail(cep, -ECONNRESET);
+		return;
+	default:
+		return;
+	}
+}
+
+static void rddp_cep_work(struct work_struct *work)
+{
+	struct rddp_cep *cep = container_of(work, struct rddp_cep, work);
+	unsigned long ev;
+
+	mutex_lock(&cep->lock);
+	while ((ev = xchg(&cep->events, 0))) {
+		switch (cep->state) {
+		case RDDP_CEP_LISTEN:
+			rddp_cep_listen_work(cep);
+			break;
+		case RDDP_CEP_CONNECTED:
+			rddp_cep_connected_events(cep, ev);
+			break;
+		case RDDP_CEP_CLOSED:
+		case RDDP_CEP_IDLE:
+			break;
+		default:
+			rddp_cep_setup_event(cep, ev);
+			break;
+		}
+	}
+	mutex_unlock(&cep->lock);
+	rddp_cep_put(cep);
+}
+
+/* ---- iw_cm provider calls ---- */
+
+int rddp_iw_connect(struct iw_cm_id *id, struct iw_cm_conn_param *param)
+{
+	struct rddp_device *rdev = to_rddp_dev(id->device);
+	struct sockaddr_storage laddr = id->m_local_addr;
+	struct sockaddr_storage *raddr = &id->m_remote_addr;
+	u16 pd_max = RDDP_MPA_PD_MAX;
+	struct rddp_qp *qp;
+	struct rddp_cep *cep;
+	struct socket *sock;
+	int ret;
+
+	if (laddr.ss_family != raddr->ss_family ||
+	    (raddr->ss_family != AF_INET && raddr->ss_family != AF_INET6))
+		return -EAFNOSUPPORT;
+	if (rdev->settings.mpa_rev == 2)
+		pd_max -= RDDP_MPA_V2_DATA_LEN;
+	if (param->private_data_len > pd_max)
+		return -EINVAL;
+	if (param->ord > RDDP_MAX_ORD || param->ird > RDDP_MAX_IRD)
+		return -EINVAL;
+	qp = rddp_qp_get_by_qpn(rdev, param->qpn);
+	if (!qp)
+		return -EINVAL;
+	cep = rddp_cep_alloc(rdev);
+	if (!cep) {
+		rddp_qp_put(qp);
+		return -ENOMEM;
+	}
+	mutex_lock(&cep->lock);
+	cep->active = true;
+	cep->qp = qp;
+	cep->ird = param->ird ? param->ird : 1;
+	cep->ord = param->ord ? param->ord : 1;
+	cep->pd_len = param->private_data_len;
+	if (cep->pd_len)
+		memcpy(cep->pd, param->private_data, cep->pd_len);
+
+	ret = rddp_sock_create(cep, raddr->ss_family, &sock);
+	if (ret)
+		goto err;
+	ret = kernel_bind(sock, (struct sockaddr *)&laddr,
+			  rddp_addr_len(&laddr));
+	if (ret == -EADDRINUSE) {
+		/* rdma_cm's port is taken in TCP's port space: any port. */
+		if (laddr.ss_family == AF_INET)
+			((struct sockaddr_in *)&laddr)->sin_port = 0;
+		else
+			((struct sockaddr_in6 *)&laddr)->sin6_port = 0;
+		ret = kernel_bind(sock, (struct sockaddr *)&laddr,
+				  rddp_addr_len(&laddr));
+	}
+	if (ret) {
+		sock_release(sock);
+		goto err;
+	}
+	rddp_cep_sock_attach(cep, sock);
+	id->add_ref(id);
+	cep->cm_id = id;
+	id->provider_data = cep;
+	cep->state = RDDP_CEP_CONNECTING;
+	ret = kernel_connect(sock, (struct sockaddr *)raddr,
+			     rddp_addr_len(raddr), O_NONBLOCK);
+	if (ret && ret != -EINPROGRESS) {
+		id->rem_ref(id);
+		cep->cm_id = NULL;
+		goto err;
+	}
+	rddp_cep_timer_start(cep, RDDP_MPA_TIMEOUT);
+	set_bit(RDDP_CEP_EV_SOCK, &cep->events);
+	rddp_cep_queue(cep);
+	mutex_unlock(&cep->lock);
+	rddp_cep_put(cep);
+	return 0;
+
+err:
+	cep->active = false;	/* no CONNECT_REPLY: the call fails */
+	rddp_cep_fail(cep, ret);
+	mutex_unlock(&cep->lock);
+	rddp_cep_put(cep);
+	return ret;
+}
+
+int rddp_iw_accept(struct iw_cm_id *id, struct iw_cm_conn_param *param)
+{
+	struct rddp_cep *cep = id->provider_data;
+	struct rddp_device *rdev = to_rddp_dev(id->device);
+	struct rddp_mpa_frame *r = &cep->peer;
+	struct rddp_stream_params p = { 0 };
+	struct rddp_mpa_frame f = { .type = RDDP_MPA_REPLY };
+	u16 pd_max = RDDP_MPA_PD_MAX;
+	struct rddp_qp *qp;
+	int ret;
+
+	if (param->ord > RDDP_MAX_ORD || param->ird > RDDP_MAX_IRD)
+		return -EINVAL;
+	mutex_lock(&cep->lock);
+	if (cep->state != RDDP_CEP_AWAIT_ACCEPT) {
+		ret = -ECONNRESET;	/* the peer or the timeout ended it */
+		goto out;
+	}
+	qp = rddp_qp_get_by_qpn(rdev, param->qpn);
+	if (!qp) {
+		ret = -EINVAL;
+		goto out;
+	}
+	cep->qp = qp;
+
+	/* RFC 6581: answer with the lower revision */
+	p.mpa_rev = min_t(u8, r->rev, cep->settings.mpa_rev);
+	p.crc = cep->settings.crc || r->crc;
+	p.markers_tx = r->markers;
+	p.markers_rx = cep->settings.markers;
+	p.ird = clamp_t(u16, param->ird, 1, RDDP_MAX_IRD);
+	p.ord = clamp_t(u16, param->ord, 1, RDDP_MAX_ORD);
+	f.rev = p.mpa_rev;
+	f.crc = p.crc;
+	f.markers = p.markers_rx;
+	if (p.mpa_rev == 2 && r->enhanced) {
+		pd_max -= RDDP_MPA_V2_DATA_LEN;
+		/* RFC 6581 §9.1.1: our ORD within the initiator's IRD */
+		p.ord = clamp_t(u16, min_t(u16, p.ord, r->ird), 1,
+				RDDP_MAX_ORD);
+		f.enhanced = true;
+		f.ird = p.ird;
+		f.ord = p.ord;
+		if (r->p2p) {
+			/* Pick one RTR kind: Write, else Read, else Send. */
+			if (r->rtr & RDDP_MPA_RTR_WRITE)
+				p.rtr = RDDP_MPA_RTR_WRITE;
+			else if (r->rtr & RDDP_MPA_RTR_READ)
+				p.rtr = RDDP_MPA_RTR_READ;
+			else if (r->rtr & RDDP_MPA_RTR_SEND)
+				p.rtr = RDDP_MPA_RTR_SEND;
+			f.p2p = p.rtr != 0;
+			f.rtr = p.rtr;
+		}
+	}
+	if (param->private_data_len > pd_max) {
+		ret = -EINVAL;
+		goto err_qp;
+	}
+	f.pd = param->private_data;
+	f.pd_len = param->private_data_len;
+	ret = rddp_cep_send_frame(cep, &f);
+	if (ret)
+		goto err_qp;
+	qp->ird = p.ird;
+	qp->ord = p.ord;
+	ret = rddp_cep_go_rts(cep, &p);
+	if (ret)
+		goto err_qp;
+	id->add_ref(id);
+	cep->cm_id = id;
+	rddp_cep_deliver(cep, id, IW_CM_EVENT_ESTABLISHED, 0, NULL, 0,
+			 qp->stream->sock);
+	mutex_unlock(&cep->lock);
+	rddp_cep_put(cep);	/* iw_cm's provider_data */
+	return 0;
+
+err_qp:
+	/* No events after a failed accept: close quietly. */
+	rddp_cep_fail(cep, ret);
+out:
+	mutex_unlock(&cep->lock);
+	rddp_cep_put(cep);
+	return ret;
+}
+
+int rddp_iw_reject(struct iw_cm_id *id, const void *pdata, u8 pd_len)
+{
+	struct rddp_cep *cep = id->provider_data;
+	struct rddp_mpa_frame f = {
+		.type = RDDP_MPA_REPLY,
+		.reject = true,
+		.pd = pdata,
+		.pd_len = pd_len,
+	};
+	int ret = 0;
+
+	mutex_lock(&cep->lock);
+	if (cep->state == RDDP_CEP_AWAIT_ACCEPT) {
+		/* RFC 5044 §7.1.1: a Reply with R set, then close */
+		f.rev = min_t(u8, cep->peer.rev, cep->settings.mpa_rev);
+		ret = rddp_cep_send_frame(cep, &f);
+		rddp_cep_fail(cep, 0);
+	} else {
+		ret = -ECONNRESET;
+	}
+	mutex_unlock(&cep->lock);
+	rddp_cep_put(cep);	/* iw_cm's provider_data */
+	return ret;
+}
+
+/* ---- listening ---- */
+
+static int rddp_listen_one(struct rddp_device *rdev, struct rddp_listen *l,
+			   struct iw_cm_id *id, struct sockaddr_storage *addr,
+			   int backlog)
+{
+	struct rddp_cep *cep;
+	struct socket *sock;
+	int ret;
+
+	cep = rddp_cep_alloc(rdev);
+	if (!cep)
+		return -ENOMEM;
+	ret = rddp_sock_create(cep, addr->ss_family, &sock);
+	if (ret)
+		goto err;
+	if (addr->ss_family == AF_INET6 && id->afonly)
+		ip6_sock_set_v6only(sock->sk);
+	ret = kernel_bind(sock, (struct sockaddr *)addr, rddp_addr_len(addr));
+	if (!ret)
+		ret = kernel_listen(sock, backlog);
+	if (ret) {
+		sock_release(sock);
+		goto err;
+	}
+	mutex_lock(&cep->lock);
+	id->add_ref(id);
+	cep->listen_id = id;
+	cep->state = RDDP_CEP_LISTEN;
+	rddp_cep_sock_attach(cep, sock);
+	mutex_unlock(&cep->lock);
+	/* the listen list holds the creator's reference */
+	list_add_tail(&cep->listen_entry, &l->ceps);
+	return 0;
+err:
+	rddp_cep_unlist(cep);
+	rddp_cep_put(cep);
+	return ret;
+}
+
+static void rddp_listen_close(struct rddp_listen *l)
+{
+	struct rddp_cep *cep, *next;
+	struct socket *sock;
+
+	list_for_each_entry_safe(cep, next, &l->ceps, listen_entry) {
+		list_del_init(&cep->listen_entry);
+		mutex_lock(&cep->lock);
+		sock = rddp_cep_sock_detach(cep);
+		cep->state = RDDP_CEP_CLOSED;
+		rddp_cep_unlist(cep);
+		mutex_unlock(&cep->lock);
+		if (sock)
+			sock_release(sock);
+		flush_work(&cep->work);
+		mutex_lock(&cep->lock);
+		if (cep->listen_id) {
+			cep->listen_id->rem_ref(cep->listen_id);
+			cep->listen_id = NULL;
+		}
+		mutex_unlock(&cep->lock);
+		rddp_cep_put(cep);
+	}
+	kfree(l);
+}
+
+/*
+ * A wildcard listen binds to each address of the device's netdev, as other
+ * iWARP devices may listen on the same port with their own addresses.
+ */
+int rddp_iw_create_listen(struct iw_cm_id *id, int backlog)
+{
+	struct rddp_device *rdev = to_rddp_dev(id->device);
+	struct sockaddr_storage *la = &id->m_local_addr;
+	struct sockaddr_storage a;
+	struct rddp_listen *l;
+	int ret = 0, n = 0;
+
+	if (la->ss_family != AF_INET && la->ss_family != AF_INET6)
+		return -EAFNOSUPPORT;
+	l = kzalloc(sizeof(*l), GFP_KERNEL);
+	if (!l)
+		return -ENOMEM;
+	INIT_LIST_HEAD(&l->ceps);
+
+	if (la->ss_family == AF_INET &&
+	    ((struct sockaddr_in *)la)->sin_addr.s_addr == htonl(INADDR_ANY)) {
+		struct in_device *in_dev;
+		const struct in_ifaddr *ifa;
+		__be32 addrs[16];
+		int i, cnt = 0;
+
+		rcu_read_lock();
+		in_dev = __in_dev_get_rcu(rdev->netdev);
+		if (in_dev)
+			in_dev_for_each_ifa_rcu(ifa, in_dev)
+				if (cnt < ARRAY_SIZE(addrs))
+					addrs[cnt++] = ifa->ifa_local;
+		rcu_read_unlock();
+		for (i = 0; i < cnt && !ret; i++) {
+			struct sockaddr_in *sin = (struct sockaddr_in *)&a;
+
+			memset(&a, 0, sizeof(a));
+			sin->sin_family = AF_INET;
+			sin->sin_port = ((struct sockaddr_in *)la)->sin_port;
+			sin->sin_addr.s_addr = addrs[i];
+			ret = rddp_listen_one(rdev, l, id, &a, backlog);
+			n++;
+		}
+	} else if (la->ss_family == AF_INET6 &&
+		   ipv6_addr_any(&((struct sockaddr_in6 *)la)->sin6_addr)) {
+		struct inet6_dev *idev = in6_dev_get(rdev->netdev);
+		struct in6_addr addrs[16];
+		struct inet6_ifaddr *ifp;
+		int i, cnt = 0;
+
+		if (idev) {
+			read_lock_bh(&idev->lock);
+			list_for_each_entry(ifp, &idev->addr_list, if_list)
+				if (cnt < ARRAY_SIZE(addrs) &&
+				    !(ifp->flags & IFA_F_TENTATIVE) &&
+				    !(ipv6_addr_type(&ifp->addr) &
+				      IPV6_ADDR_LINKLOCAL))
+					addrs[cnt++] = ifp->addr;
+			read_unlock_bh(&idev->lock);
+			in6_dev_put(idev);
+		}
+		for (i = 0; i < cnt && !ret; i++) {
+			struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)&a;
+
+			memset(&a, 0, sizeof(a));
+			sin6->sin6_family = AF_INET6;
+			sin6->sin6_port = ((struct sockaddr_in6 *)la)->sin6_port;
+			sin6->sin6_addr = addrs[i];
+			ret = rddp_listen_one(rdev, l, id, &a, backlog);
+			n++;
+		}
+	} else {
+		ret = rddp_listen_one(rdev, l, id, la, backlog);
+		n++;
+	}
+	if (!ret && !n)
+		ret = -EADDRNOTAVAIL;	/* the netdev has no address */
+	if (ret) {
+		rddp_listen_close(l);
+		return ret;
+	}
+	id->provider_data = l;
+	return 0;
+}
+
+int rddp_iw_destroy_listen(struct iw_cm_id *id)
+{
+	struct rddp_listen *l = id->provider_data;
+
+	if (l)
+		rddp_listen_close(l);
+	id->provider_data = NULL;
+	return 0;
+}
+
+/* ---- device and module ---- */
+
+void rddp_cm_device_stop(struct rddp_device *rdev)
+{
+	struct rddp_cep *cep;
+
+	for (;;) {
+		spin_lock(&rdev->cep_lock);
+		cep = list_first_entry_or_null(&rdev->cep_list,
+					       struct rddp_cep, dev_entry);
+		if (cep)
+			rddp_cep_get(cep);
+		spin_unlock(&rdev->cep_lock);
+		if (!cep)
+			break;
+		mutex_lock(&cep->lock);
+		if (cep->rdev)
+			rddp_cep_fail(cep, -ENODEV);
+		mutex_unlock(&cep->lock);
+		rddp_cep_put(cep);
+	}
+}
+
+int rddp_cm_init(void)
+{
+	rddp_wq = alloc_workqueue("rddp", WQ_UNBOUND | WQ_MEM_RECLAIM, 0);
+	return rddp_wq ? 0 : -ENOMEM;
+}
+
+void rddp_cm_exit(void)
+{
+	destroy_workqueue(rddp_wq);
+}

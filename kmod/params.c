@@ -1,0 +1,46 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Module parameters: the defaults for MPA connection setup (RFC 5044 §7.1,
+ * RFC 6581) that every new rddp device starts with. Read-only in sysfs;
+ * per-device settings change at run time through the generic-netlink API.
+ */
+#include <linux/moduleparam.h>
+
+#include "rddp.h"
+
+static int mpa_crc = 1;
+module_param(mpa_crc, int, 0444);
+MODULE_PARM_DESC(mpa_crc, "Request MPA CRC32c (1, default) or not (0); a peer's request is always honoured");
+
+static int mpa_markers;
+module_param(mpa_markers, int, 0444);
+MODULE_PARM_DESC(mpa_markers, "Require MPA markers on received FPDUs (1) or not (0, default); a peer's request is always honoured");
+
+static int mpa_rev = 2;
+module_param(mpa_rev, int, 0444);
+MODULE_PARM_DESC(mpa_rev, "Highest MPA revision to negotiate: 2 (RFC 6581, default) or 1");
+
+int rddp_params_check(void)
+{
+	if (mpa_crc != 0 && mpa_crc != 1) {
+		pr_err("rddp: mpa_crc must be 0 or 1, not %d\n", mpa_crc);
+		return -EINVAL;
+	}
+	if (mpa_markers != 0 && mpa_markers != 1) {
+		pr_err("rddp: mpa_markers must be 0 or 1, not %d\n",
+		       mpa_markers);
+		return -EINVAL;
+	}
+	if (mpa_rev != 1 && mpa_rev != 2) {
+		pr_err("rddp: mpa_rev must be 1 or 2, not %d\n", mpa_rev);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+void rddp_settings_default(struct rddp_settings *s)
+{
+	s->crc = mpa_crc;
+	s->markers = mpa_markers;
+	s->mpa_rev = mpa_rev;
+}

@@ -1,0 +1,391 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The RX engine of a connected QP (stream.h). sk_data_ready hands the TCP
+ * byte stream to the protocol core's deframer through tcp_read_sock(); the
+ * deframer hands back each DDP segment's header and payload as spans of the
+ * skb, which are checked (RFC 5041 §7.1, RFC 5040 §5) and copied once,
+ * straight into the target memory. Nothing is completed before the FPDU's
+ * CRC has been verified (fpdu_done). Every error becomes a Terminate
+ * (rddp_stream_error()), and nothing more is read from the stream.
+ */
+#include <linux/skbuff.h>
+#include <net/sock.h>
+#include <net/tcp.h>
+#include <rddp/wire.h>
+
+#include "rddp.h"
+#include "stream.h"
+
+enum rddp_rx_target {
+	RDDP_RX_NONE,
+	RDDP_RX_TAGGED,		/* Write or Read Response into rx_sg */
+	RDDP_RX_SEND,		/* Send into the receive buffer */
+	RDDP_RX_SMALL,		/* Read Request or Terminate into rx_small */
+	RDDP_RX_DISCARD,	/* zero-length RTR Send */
+};
+
+static enum rddp_err rddp_rx_mr_err(int err, bool rdmap)
+{
+	switch (err) {
+	case -EACCES:
+		return RDDP_ERR_RDMAP_P_ACCESS;
+	case -EPERM:
+		return rdmap ? RDDP_ERR_RDMAP_P_STAG_STREAM :
+			       RDDP_ERR_DDP_T_STAG_STREAM;
+	case -EOVERFLOW:
+		return rdmap ? RDDP_ERR_RDMAP_P_TO_WRAP : RDDP_ERR_DDP_T_TO_WRAP;
+	case -ERANGE:
+		return rdmap ? RDDP_ERR_RDMAP_P_BASE_BOUNDS :
+			       RDDP_ERR_DDP_T_BASE_BOUNDS;
+	default:
+		return rdmap ? RDDP_ERR_RDMAP_P_INVALID_STAG :
+			       RDDP_ERR_DDP_T_INVALID_STAG;
+	}
+}
+
+/* Report @err for the segment being received and stop reading. */
+static int rddp_rx_fail(struct rddp_stream *s, enum rddp_err err,
+			const u8 *rreq)
+{
+	rddp_sg_release(&s->rx_sg);
+	rddp_stream_error(s, err, s->rx_raw_hdr, s->rx_hdr.hdr_len,
+			  s->rx_seg_len, rreq);
+	return -1;
+}
+
+static int rddp_rx_tagged(struct rddp_stream *s, u32 len)
+{
+	struct rddp_hdr *h = &s->rx_hdr;
+	struct rddp_qp *qp = s->qp;
+	struct rddp_read *o = NULL;
+	enum rddp_err err;
+	int access = IB_ACCESS_REMOTE_WRITE;
+	int ret;
+
+	if (h->opcode == RDDP_OP_READ_RESP) {
+		/* RFC 5040 §5.4: responses arrive in request order. */
+		spin_lock(&s->lock);
+		if (s->orq_get != s->orq_put)
+			o = &s->orq[s->orq_get % max_t(u16, s->p.ord, 1)];
+		spin_unlock(&s->lock);
+		if (!o)
+			return rddp_rx_fail(s, RDDP_ERR_RDMAP_O_OPCODE, NULL);
+		if (h->stag != o->req.sink_stag)
+			return rddp_rx_fail(s, RDDP_ERR_DDP_T_INVALID_STAG, NULL);
+		err = rddp_ddp_check_tagged(h->to, len, o->req.sink_to,
+					    o->req.size, false);
+		if (err)
+			return rddp_rx_fail(s, err, NULL);
+		access = IB_ACCESS_LOCAL_WRITE;
+	}
+	s->rx_target = RDDP_RX_TAGGED;
+	if (!len)
+		return 0;	/* nothing to place: no buffer is validated */
+	ret = rddp_sg_add(&s->rx_sg, qp->rdev, h->stag, qp->base.pd, access,
+			  h->to, len);
+	if (ret)
+		return rddp_rx_fail(s, rddp_rx_mr_err(ret, false), NULL);
+	return 0;
+}
+
+static int rddp_rx_send(struct rddp_stream *s, u32 len)
+{
+	struct rddp_hdr *h = &s->rx_hdr;
+	struct rddp_qp *qp = s->qp;
+	struct siw_rqe *rqe = &s->rx_rqe;
+	enum rddp_err err;
+	int i, ret = 0;
+
+	if (h->inval_stag && (h->opcode == RDDP_OP_SEND_INV ||
+			      h->opcode == RDDP_OP_SEND_SE_INV))
+		/* rddp has no invalidatable (fast-register) STags yet. */
+		return rddp_rx_fail(s, RDDP_ERR_RDMAP_P_INVALIDATE, NULL);
+
+	if (!s->rx_rqe_valid) {
+		if (h->msn != s->rx_msn[RDDP_QN_SEND])
+			return rddp_rx_fail(s, RDDP_ERR_DDP_U_MSN_RANGE, NULL);
+		if (rddp_qp_rq_next(qp, rqe))
+			return rddp_rx_fail(s, RDDP_ERR_DDP_U_NO_BUF, NULL);
+		s->rx_rqe_valid = true;
+		s->rx_msg_len = 0;
+		rddp_sg_init(&s->rx_sg);
+		for (i = 0; i < rqe->num_sge && !ret; i++)
+			ret = rddp_sg_add(&s->rx_sg, qp->rdev, rqe->sge[i].lkey,
+					  qp->base.pd, IB_ACCESS_LOCAL_WRITE,
+					  rqe->sge[i].laddr, rqe->sge[i].length);
+		if (ret) {
+			/* A local error: the receive completes in error. */
+			rddp_sg_release(&s->rx_sg);
+			s->rx_rqe_valid = false;
+			rddp_qp_rq_complete(qp, rqe, SIW_WC_LOC_PROT_ERR, 0, 0,
+					    false);
+			return rddp_rx_fail(s, RDDP_ERR_DDP_CATASTROPHIC, NULL);
+		}
+	}
+	/* RFC 5041 §7.1: MSN window, MO and length against the buffer */
+	err = rddp_ddp_check_untagged(h, len, s->rx_msn[RDDP_QN_SEND], 1,
+				      s->rx_sg.total);
+	if (err)
+		return rddp_rx_fail(s, err, NULL);
+	if (rddp_sg_seek(&s->rx_sg, h->mo))
+		return rddp_rx_fail(s, RDDP_ERR_DDP_U_MO, NULL);
+	s->rx_target = RDDP_RX_SEND;
+	return 0;
+}
+
+/* Deframer: a segment's header (not yet CRC-checked). */
+static int rddp_rx_header(void *ctx, const u8 *raw, u32 hdr_len,
+			  u32 payload_len)
+{
+	struct rddp_stream *s = ctx;
+	struct rddp_hdr *h = &s->rx_hdr;
+	enum rddp_err err;
+
+	memcpy(s->rx_raw_hdr, raw, min_t(u32, hdr_len, sizeof(s->rx_raw_hdr)));
+	s->rx_seg_len = payload_len;
+	s->rx_small_len = 0;
+	s->rx_target = RDDP_RX_NONE;
+	err = rddp_hdr_parse(raw, hdr_len, payload_len, h);
+	if (err)
+		return rddp_rx_fail(s, err, NULL);
+
+	if (s->rx_rtr_pending && !payload_len &&
+	    ((s->p.rtr == RDDP_MPA_RTR_SEND && h->qn == RDDP_QN_SEND &&
+	      !h->tagged) ||
+	     (s->p.rtr == RDDP_MPA_RTR_WRITE && h->opcode == RDDP_OP_WRITE))) {
+		/* RFC 6581 §9.1.1: the zero-length RTR message */
+		if (!h->tagged)
+			s->rx_msn[RDDP_QN_SEND]++;
+		s->rx_target = RDDP_RX_DISCARD;
+		return 0;
+	}
+
+	if (h->tagged)
+		return rddp_rx_tagged(s, payload_len);
+	switch (h->qn) {
+	case RDDP_QN_SEND:
+		return rddp_rx_send(s, payload_len);
+	case RDDP_QN_READ_REQ:
+	case RDDP_QN_TERMINATE:
+		/* rddp_hdr_parse() bounded these messages' shape. */
+		if (h->msn != s->rx_msn[h->qn] || h->mo ||
+		    payload_len > sizeof(s->rx_small))
+			return rddp_rx_fail(s, RDDP_ERR_DDP_U_MSN_RANGE, NULL);
+		s->rx_target = RDDP_RX_SMALL;
+		return 0;
+	default:
+		return rddp_rx_fail(s, RDDP_ERR_DDP_U_QN, NULL);
+	}
+}
+
+/* Deframer: payload bytes of the current segment, as a span of the skb. */
+static int rddp_rx_payload(void *ctx, const u8 *data, u32 len)
+{
+	struct rddp_stream *s = ctx;
+
+	switch (s->rx_target) {
+	case RDDP_RX_TAGGED:
+	case RDDP_RX_SEND:
+		if (rddp_sg_copy_in(&s->rx_sg, data, len))
+			return rddp_rx_fail(s, RDDP_ERR_DDP_CATASTROPHIC, NULL);
+		return 0;
+	case RDDP_RX_SMALL:
+		if (s->rx_small_len + len > sizeof(s->rx_small))
+			return rddp_rx_fail(s, RDDP_ERR_DDP_CATASTROPHIC, NULL);
+		memcpy(s->rx_small + s->rx_small_len, data, len);
+		s->rx_small_len += len;
+		return 0;
+	default:
+		return 0;
+	}
+}
+
+static int rddp_rx_read_req(struct rddp_stream *s)
+{
+	struct rddp_qp *qp = s->qp;
+	struct rddp_read_req r;
+	struct rddp_read *slot;
+	struct rddp_mr *mr;
+	bool full;
+
+	if (s->rx_small_len != RDDP_RDMAP_RREQ_LEN)
+		return rddp_rx_fail(s, RDDP_ERR_RDMAP_O_UNSPECIFIED, NULL);
+	rddp_read_req_parse(s->rx_small, &r);
+	s->rx_msn[RDDP_QN_READ_REQ]++;
+	/* A zero-length Read (e.g. the RFC 6581 RTR) names no buffer. */
+	if (r.size) {
+		mr = rddp_mr_get(qp->rdev, r.src_stag, qp->base.pd,
+				 IB_ACCESS_REMOTE_READ, r.src_to, r.size);
+		if (IS_ERR(mr))
+			return rddp_rx_fail(s, rddp_rx_mr_err(PTR_ERR(mr), true),
+					    s->rx_small);
+		rddp_mr_put(mr);
+	}
+	spin_lock(&s->lock);
+	/* RFC 5040 §6.3: no more than IRD Read Requests outstanding */
+	full = s->irq_put - s->irq_get >= s->p.ird;
+	if (!full) {
+		slot = &s->irq[s->irq_put % s->p.ird];
+		slot->req = r;
+		slot->rtr = false;
+		s->irq_put++;
+	}
+	spin_unlock(&s->lock);
+	if (full)
+		return rddp_rx_fail(s, RDDP_ERR_DDP_U_NO_BUF, s->rx_small);
+	rddp_tx_kick(qp);
+	return 0;
+}
+
+static int rddp_rx_terminate(struct rddp_stream *s)
+{
+	struct rddp_term t;
+	enum rddp_err err;
+
+	s->rx_msn[RDDP_QN_TERMINATE]++;
+	err = rddp_term_parse(s->rx_small, s->rx_small_len, &t);
+	s->peer_terminated = true;
+	if (err)
+		pr_info("rddp: QP %u: malformed Terminate received\n",
+			s->qp->base.qp_num);
+	else
+		pr_info("rddp: QP %u: Terminate received: layer %u type %u code 0x%02x (%s)\n",
+			s->qp->base.qp_num, t.layer, t.etype, t.ecode,
+			rddp_term_to_err(&t) < RDDP_ERR_MAX ?
+				rddp_errors[rddp_term_to_err(&t)].name :
+				"unknown");
+	/* RFC 5040 §5.3: the stream is over; no Terminate in return. */
+	rddp_stream_error(s, RDDP_ERR_NONE, NULL, 0, 0, NULL);
+	return -1;
+}
+
+static void rddp_rx_read_resp_done(struct rddp_stream *s)
+{
+	struct rddp_read o;
+
+	spin_lock(&s->lock);
+	o = s->orq[s->orq_get % max_t(u16, s->p.ord, 1)];
+	s->orq_get++;
+	spin_unlock(&s->lock);
+	if (!o.rtr)
+		rddp_qp_sq_complete(s->qp, &o.sqe, SIW_WC_SUCCESS, o.req.size);
+	/* An ORD slot is free again. */
+	rddp_tx_kick(s->qp);
+}
+
+/* Deframer: the FPDU's CRC is good; complete what it ends. */
+static int rddp_rx_fpdu_done(void *ctx)
+{
+	struct rddp_stream *s = ctx;
+	struct rddp_hdr *h = &s->rx_hdr;
+	bool rtr = s->rx_rtr_pending;
+	u32 bytes;
+
+	if (rtr) {
+		/* The responder may send from now on (RFC 6581 §9.1.1). */
+		s->rx_rtr_pending = false;
+		WRITE_ONCE(s->tx_blocked, false);
+		rddp_tx_kick(s->qp);
+	}
+	switch (s->rx_target) {
+	case RDDP_RX_TAGGED:
+		rddp_sg_release(&s->rx_sg);
+		if (h->opcode == RDDP_OP_READ_RESP && h->last)
+			rddp_rx_read_resp_done(s);
+		return 0;
+	case RDDP_RX_SEND:
+		if (!h->last)
+			return 0;
+		bytes = h->mo + s->rx_seg_len;
+		rddp_sg_release(&s->rx_sg);
+		s->rx_rqe_valid = false;
+		s->rx_msn[RDDP_QN_SEND]++;
+		rddp_qp_rq_complete(s->qp, &s->rx_rqe, SIW_WC_SUCCESS, bytes, 0,
+				    rddp_opcodes[h->opcode].solicited);
+		return 0;
+	case RDDP_RX_SMALL:
+		if (h->qn == RDDP_QN_TERMINATE)
+			return rddp_rx_terminate(s);
+		return rddp_rx_read_req(s);
+	default:
+		return 0;
+	}
+}
+
+static const struct rddp_mpa_rx_ops rddp_rx_ops = {
+	.header = rddp_rx_header,
+	.payload = rddp_rx_payload,
+	.fpdu_done = rddp_rx_fpdu_done,
+};
+
+/* tcp_read_sock() actor: feed the deframer from the skb, without copying. */
+static int rddp_rx_actor(read_descriptor_t *desc, struct sk_buff *skb,
+			 unsigned int off, size_t len)
+{
+	struct rddp_stream *s = desc->arg.data;
+	struct skb_seq_state st;
+	unsigned int done = 0, n;
+	const u8 *data;
+	int ret = RDDP_MPA_OK;
+
+	if (s->rx_stopped || atomic_read(&s->term_set))
+		return len;	/* the stream is over: drop */
+	skb_prepare_seq_read(skb, off, off + len, &st);
+	while ((n = skb_seq_read(done, &data, &st)) != 0) {
+		ret = rddp_mpa_rx_feed(&s->rx_mpa, data, n, &rddp_rx_ops, s);
+		done += n;
+		if (ret != RDDP_MPA_OK)
+			break;
+	}
+	skb_abort_seq_read(&st);
+	if (ret != RDDP_MPA_OK && ret != RDDP_MPA_ERR_ABORTED) {
+		/* Framing, marker or CRC error (RFC 5044 §8) */
+		rddp_sg_release(&s->rx_sg);
+		rddp_stream_error(s, rddp_mpa_rx_err(ret), NULL, 0, 0, NULL);
+	}
+	return len;
+}
+
+/* Caller holds the socket lock and sk_callback_lock (read). */
+static void rddp_rx_read(struct sock *sk, struct rddp_stream *s)
+{
+	read_descriptor_t desc = { .arg.data = s, .count = 1 };
+
+	if (!s->rx_stopped)
+		tcp_read_sock(sk, &desc, rddp_rx_actor);
+}
+
+void rddp_rx_data_ready(struct sock *sk)
+{
+	struct rddp_stream *s;
+
+	read_lock_bh(&sk->sk_callback_lock);
+	s = sk->sk_user_data;
+	if (s)
+		rddp_rx_read(sk, s);
+	read_unlock_bh(&sk->sk_callback_lock);
+}
+
+/* Process context, right after rddp_stream_start(): bytes already queued. */
+void rddp_rx_drain(struct rddp_stream *s)
+{
+	struct sock *sk = s->sock->sk;
+
+	lock_sock(sk);
+	read_lock_bh(&sk->sk_callback_lock);
+	if (sk->sk_user_data == s)
+		rddp_rx_read(sk, s);
+	read_unlock_bh(&sk->sk_callback_lock);
+	release_sock(sk);
+}
+
+/* Stream stop: the receive being filled ends with a flush error. */
+void rddp_rx_flush(struct rddp_stream *s)
+{
+	rddp_sg_release(&s->rx_sg);
+	if (s->rx_rqe_valid) {
+		s->rx_rqe_valid = false;
+		rddp_qp_rq_complete(s->qp, &s->rx_rqe, SIW_WC_WR_FLUSH_ERR, 0,
+				    0, false);
+	}
+}

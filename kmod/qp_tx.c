@@ -1,0 +1,469 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The TX engine of a connected QP (stream.h): turns SQ work requests, Read
+ * Responses and the RTR into DDP segments (RFC 5041 §5.1) of at most MULPDU
+ * octets, framed as FPDUs by the protocol core (RFC 5044 §4), and writes
+ * them to the TCP socket without blocking: several FPDUs per call with
+ * MSG_MORE; a full socket parks the engine until sk_write_space.
+ *
+ * Order (RFC 5040 §5.5): messages leave in the order they are taken. The
+ * engine finishes the message it started before taking the next; between
+ * messages, pending Read Responses go first, then the SQ.
+ */
+#include <linux/net.h>
+#include <linux/uio.h>
+#include <net/sock.h>
+
+#include "rddp.h"
+#include "stream.h"
+
+/* FPDUs written per run of the work item before yielding the worker. */
+#define RDDP_TX_BUDGET	256
+
+struct workqueue_struct *rddp_wq;
+
+void rddp_tx_kick(struct rddp_qp *qp)
+{
+	struct rddp_stream *s = READ_ONCE(qp->stream);
+
+	if (s && !READ_ONCE(s->stopped))
+		queue_work(rddp_wq, &qp->tx_work);
+}
+
+/* ---- jobs ---- */
+
+static bool rddp_tx_sqe_is_read(const struct siw_sqe *sqe)
+{
+	return sqe->opcode == SIW_OP_READ;
+}
+
+/* Complete an SQE that failed locally and stop the QP (RFC 5040 §7.1). */
+static void rddp_tx_local_error(struct rddp_stream *s,
+				enum siw_wc_status status)
+{
+	rddp_qp_sq_complete(s->qp, &s->tx_sqe, status, 0);
+	s->tx_kind = RDDP_TX_NONE;
+	rddp_sg_release(&s->tx_sg);
+	rddp_stream_error(s, RDDP_ERR_RDMAP_CATASTROPHIC, NULL, 0, 0, NULL);
+}
+
+static int rddp_mr_err_to_wc(int err)
+{
+	return err == -EACCES || err == -EPERM ? SIW_WC_LOC_ACCESS_ERR :
+						 SIW_WC_LOC_PROT_ERR;
+}
+
+/* Resolve the local buffers of the SQE just taken. */
+static int rddp_tx_sqe_setup(struct rddp_stream *s)
+{
+	struct rddp_qp *qp = s->qp;
+	struct siw_sqe *sqe = &s->tx_sqe;
+	int i, ret = 0;
+
+	rddp_sg_init(&s->tx_sg);
+	s->tx_off = 0;
+	s->tx_started = false;
+	switch (sqe->opcode) {
+	case SIW_OP_SEND:
+	case SIW_OP_SEND_REMOTE_INV:
+	case SIW_OP_WRITE:
+		break;
+	case SIW_OP_READ:
+		s->tx_len = sqe->num_sge ? sqe->sge[0].length : 0;
+		return 0;	/* the sink is checked when data arrives */
+	default:
+		/* Local invalidate, READ with local invalidate: no fast-reg MRs. */
+		rddp_qp_sq_complete(qp, sqe, SIW_WC_LOC_QP_OP_ERR, 0);
+		return -EOPNOTSUPP;
+	}
+	if (sqe->flags & SIW_WQE_INLINE) {
+		ret = rddp_sg_add_kva(&s->tx_sg, &sqe->sge[1],
+				      min_t(u32, sqe->sge[0].length,
+					    SIW_MAX_INLINE));
+	} else {
+		for (i = 0; i < sqe->num_sge && !ret; i++)
+			ret = rddp_sg_add(&s->tx_sg, qp->rdev, sqe->sge[i].lkey,
+					  qp->base.pd, 0, sqe->sge[i].laddr,
+					  sqe->sge[i].length);
+	}
+	if (ret) {
+		rddp_tx_local_error(s, ret == -E2BIG ? SIW_WC_LOC_LEN_ERR :
+				       rddp_mr_err_to_wc(ret));
+		return ret;
+	}
+	s->tx_len = s->tx_sg.total;
+	return 0;
+}
+
+/* The Read Response for the IRQ head (RFC 5040 §4.5). */
+static int rddp_tx_read_resp_setup(struct rddp_stream *s)
+{
+	struct rddp_qp *qp = s->qp;
+	struct rddp_read_req *r = &s->tx_read.req;
+	u8 raw[RDDP_RDMAP_RREQ_LEN];
+	int ret;
+
+	rddp_sg_init(&s->tx_sg);
+	s->tx_off = 0;
+	s->tx_started = false;
+	s->tx_len = r->size;
+	ret = rddp_sg_add(&s->tx_sg, qp->rdev, r->src_stag, qp->base.pd,
+			  IB_ACCESS_REMOTE_READ, r->src_to, r->size);
+	if (ret) {
+		/* Deregistered since RX checked it. */
+		rddp_read_req_build(r, raw);
+		s->tx_kind = RDDP_TX_NONE;
+		rddp_stream_error(s, RDDP_ERR_RDMAP_P_INVALID_STAG, NULL, 0, 0,
+				  raw);
+	}
+	return ret;
+}
+
+/* Pick the next message; false when there is nothing to send now. */
+static bool rddp_tx_next_job(struct rddp_stream *s)
+{
+	bool have = false;
+
+	if (s->tx_rtr_pending) {
+		s->tx_kind = RDDP_TX_RTR;
+		s->tx_len = 0;
+		s->tx_off = 0;
+		s->tx_started = false;
+		rddp_sg_init(&s->tx_sg);
+		return true;
+	}
+	if (s->tx_blocked)
+		return false;
+
+	spin_lock_bh(&s->lock);
+	if (s->irq_get != s->irq_put) {
+		s->tx_read = s->irq[s->irq_get % s->p.ird];
+		have = true;
+	}
+	spin_unlock_bh(&s->lock);
+	if (have) {
+		s->tx_kind = RDDP_TX_READ_RESP;
+		return !rddp_tx_read_resp_setup(s);
+	}
+
+	while (!rddp_qp_sq_next(s->qp, &s->tx_sqe)) {
+		s->tx_kind = RDDP_TX_SQE;
+		if (!rddp_tx_sqe_setup(s))
+			return true;
+		s->tx_kind = RDDP_TX_NONE;
+		if (READ_ONCE(s->qp->state) != IB_QPS_RTS ||
+		    atomic_read(&s->term_set))
+			return false;
+	}
+	return false;
+}
+
+/*
+ * Whether an SQE may start: a Read needs a free ORD slot (RFC 5040 §6.3,
+ * ORD) and a fenced WQE waits for every outstanding Read (IB_SEND_FENCE).
+ */
+static bool rddp_tx_may_start(struct rddp_stream *s)
+{
+	bool ok = true;
+	u32 inflight;
+
+	if (s->tx_kind != RDDP_TX_SQE || s->tx_started)
+		return true;
+	spin_lock_bh(&s->lock);
+	inflight = s->orq_put - s->orq_get;
+	if (rddp_tx_sqe_is_read(&s->tx_sqe) && inflight >= s->p.ord)
+		ok = false;
+	if ((s->tx_sqe.flags & SIW_WQE_READ_FENCE) && inflight)
+		ok = false;
+	spin_unlock_bh(&s->lock);
+	return ok;
+}
+
+/* ---- segments ---- */
+
+static void rddp_tx_push_orq(struct rddp_stream *s, const struct rddp_read_req *r,
+			     bool rtr)
+{
+	struct rddp_read *o;
+
+	spin_lock_bh(&s->lock);
+	o = &s->orq[s->orq_put % max_t(u16, s->p.ord, 1)];
+	o->req = *r;
+	o->rtr = rtr;
+	if (!rtr)
+		o->sqe = s->tx_sqe;
+	s->orq_put++;
+	spin_unlock_bh(&s->lock);
+}
+
+/* Build the job's next FPDU into s->tx_fpdu. */
+static int rddp_tx_build(struct rddp_stream *s)
+{
+	struct rddp_span frags[RDDP_FPDU_MAX_FRAGS];
+	u8 hdr[RDDP_DDP_UNTAGGED_HDR_LEN];
+	u8 rreq[RDDP_RDMAP_RREQ_LEN];
+	struct rddp_hdr h = { 0 };
+	struct rddp_read_req r;
+	u32 hdr_len, seg, got, nr = 0;
+	bool read_req = false, rtr_read = false;
+
+	switch (s->tx_kind) {
+	case RDDP_TX_RTR:
+		/* RFC 6581 §9.1.1: zero-length Write, Read or Send */
+		if (s->p.rtr == RDDP_MPA_RTR_READ) {
+			read_req = true;
+			rtr_read = true;
+		} else if (s->p.rtr == RDDP_MPA_RTR_SEND) {
+			h.opcode = RDDP_OP_SEND;
+			h.qn = RDDP_QN_SEND;
+			h.msn = s->tx_msn[RDDP_QN_SEND];
+		} else {
+			h.opcode = RDDP_OP_WRITE;
+		}
+		break;
+	case RDDP_TX_READ_RESP:
+		h.opcode = RDDP_OP_READ_RESP;
+		h.stag = s->tx_read.req.sink_stag;
+		h.to = s->tx_read.req.sink_to + s->tx_off;
+		break;
+	case RDDP_TX_SQE:
+		switch (s->tx_sqe.opcode) {
+		case SIW_OP_WRITE:
+			h.opcode = RDDP_OP_WRITE;
+			h.stag = s->tx_sqe.rkey;
+			h.to = s->tx_sqe.raddr + s->tx_off;
+			break;
+		case SIW_OP_READ:
+			read_req = true;
+			break;
+		case SIW_OP_SEND_REMOTE_INV:
+			h.opcode = (s->tx_sqe.flags & SIW_WQE_SOLICITED) ?
+					   RDDP_OP_SEND_SE_INV : RDDP_OP_SEND_INV;
+			h.inval_stag = s->tx_sqe.rkey;
+			fallthrough;
+		default:
+			if (s->tx_sqe.opcode == SIW_OP_SEND)
+				h.opcode = (s->tx_sqe.flags & SIW_WQE_SOLICITED) ?
+						   RDDP_OP_SEND_SE : RDDP_OP_SEND;
+			h.qn = RDDP_QN_SEND;
+			h.msn = s->tx_msn[RDDP_QN_SEND];
+			h.mo = s->tx_off;
+			break;
+		}
+		break;
+	default:
+		return -EINVAL;
+	}
+
+	if (read_req) {
+		/* RFC 5040 §4.4: Read Request, untagged on QN 1 */
+		memset(&r, 0, sizeof(r));
+		if (!rtr_read) {
+			r.sink_stag = s->tx_sqe.sge[0].lkey;
+			r.sink_to = s->tx_sqe.sge[0].laddr;
+			r.size = s->tx_len;
+			r.src_stag = s->tx_sqe.rkey;
+			r.src_to = s->tx_sqe.raddr;
+		}
+		rddp_read_req_build(&r, rreq);
+		h.opcode = RDDP_OP_READ_REQ;
+		h.qn = RDDP_QN_READ_REQ;
+		h.msn = s->tx_msn[RDDP_QN_READ_REQ];
+		h.last = true;
+		hdr_len = rddp_hdr_build(&h, hdr);
+		frags[0].base = rreq;
+		frags[0].len = RDDP_RDMAP_RREQ_LEN;
+		if (rddp_fpdu_build_sg(&s->tx_mpa, s->tx_fpdu, hdr, hdr_len,
+				       frags, 1))
+			return -EINVAL;
+		rddp_tx_push_orq(s, &r, rtr_read);
+		s->tx_msn[RDDP_QN_READ_REQ]++;
+		s->tx_fpdu_last = true;
+		s->tx_started = true;
+		return 0;
+	}
+
+	hdr_len = rddp_opcodes[h.opcode].tagged ? RDDP_DDP_TAGGED_HDR_LEN :
+						  RDDP_DDP_UNTAGGED_HDR_LEN;
+	seg = rddp_ddp_seg_len(s->tx_len, s->tx_off, s->mulpdu, hdr_len);
+	got = rddp_sg_spans(&s->tx_sg, seg, frags, RDDP_FPDU_MAX_FRAGS, &nr);
+	h.last = s->tx_off + got == s->tx_len;
+	hdr_len = rddp_hdr_build(&h, hdr);
+	if (rddp_fpdu_build_sg(&s->tx_mpa, s->tx_fpdu, hdr, hdr_len, frags,
+			       nr))
+		return -EINVAL;
+	s->tx_off += got;
+	s->tx_fpdu_last = h.last;
+	s->tx_started = true;
+	return 0;
+}
+
+/* The job's last FPDU is in the socket. */
+static void rddp_tx_job_done(struct rddp_stream *s)
+{
+	struct rddp_qp *qp = s->qp;
+
+	switch (s->tx_kind) {
+	case RDDP_TX_RTR:
+		s->tx_rtr_pending = false;
+		if (s->p.rtr == RDDP_MPA_RTR_SEND)
+			s->tx_msn[RDDP_QN_SEND]++;
+		break;
+	case RDDP_TX_READ_RESP:
+		spin_lock_bh(&s->lock);
+		s->irq_get++;
+		spin_unlock_bh(&s->lock);
+		break;
+	case RDDP_TX_SQE:
+		if (s->tx_sqe.opcode == SIW_OP_SEND ||
+		    s->tx_sqe.opcode == SIW_OP_SEND_REMOTE_INV)
+			s->tx_msn[RDDP_QN_SEND]++;
+		/* A Read completes when its response has been placed (RX). */
+		if (!rddp_tx_sqe_is_read(&s->tx_sqe))
+			rddp_qp_sq_complete(qp, &s->tx_sqe, SIW_WC_SUCCESS,
+					    s->tx_len);
+		break;
+	default:
+		break;
+	}
+	rddp_sg_release(&s->tx_sg);
+	s->tx_kind = RDDP_TX_NONE;
+}
+
+/*
+ * Write what is left of the current FPDU. Returns 0 when all of it is in
+ * the socket, -EAGAIN when the socket is full, or the socket's error.
+ */
+static int rddp_tx_write(struct rddp_stream *s, bool more, bool block)
+{
+	struct rddp_fpdu *f = s->tx_fpdu;
+	struct msghdr msg = { .msg_flags = MSG_NOSIGNAL };
+	u32 skip = s->tx_fpdu_sent, i, n = 0;
+	size_t len = 0;
+	int ret;
+
+	for (i = 0; i < f->nr_spans; i++) {
+		const struct rddp_span *sp = &f->span[i];
+
+		if (skip >= sp->len) {
+			skip -= sp->len;
+			continue;
+		}
+		s->tx_vec[n].iov_base = (void *)(sp->base + skip);
+		s->tx_vec[n].iov_len = sp->len - skip;
+		len += sp->len - skip;
+		skip = 0;
+		n++;
+	}
+	if (!block)
+		msg.msg_flags |= MSG_DONTWAIT;
+	if (more)
+		msg.msg_flags |= MSG_MORE;
+	ret = kernel_sendmsg(s->sock, &msg, s->tx_vec, n, len);
+	if (ret < 0)
+		return ret;
+	s->tx_fpdu_sent += ret;
+	return s->tx_fpdu_sent == f->len ? 0 : -EAGAIN;
+}
+
+void rddp_tx_work(struct work_struct *work)
+{
+	struct rddp_qp *qp = container_of(work, struct rddp_qp, tx_work);
+	struct rddp_stream *s = READ_ONCE(qp->stream);
+	int budget = RDDP_TX_BUDGET;
+	int ret;
+
+	if (!s || READ_ONCE(s->stopped))
+		return;
+	while (!atomic_read(&s->term_set)) {
+		if (!s->tx_fpdu_pending) {
+			/* Between FPDUs: continue the message or take a new one. */
+			if (s->tx_kind == RDDP_TX_NONE && !rddp_tx_next_job(s))
+				return;
+			if (!rddp_tx_may_start(s))
+				return;	/* RX kicks us when a response arrives */
+			if (rddp_tx_build(s)) {
+				rddp_stream_error(s, RDDP_ERR_RDMAP_CATASTROPHIC,
+						  NULL, 0, 0, NULL);
+				return;
+			}
+			s->tx_fpdu_sent = 0;
+			s->tx_fpdu_pending = true;
+		}
+		ret = rddp_tx_write(s, !s->tx_fpdu_last, false);
+		if (ret == -EAGAIN)
+			return;	/* sk_write_space kicks us */
+		if (ret) {
+			rddp_stream_error(s, RDDP_ERR_LLP_CLOSED, NULL, 0, 0,
+					  NULL);
+			return;
+		}
+		s->tx_fpdu_pending = false;
+		if (s->tx_fpdu_last)
+			rddp_tx_job_done(s);
+		if (--budget == 0) {
+			rddp_tx_kick(qp);
+			return;
+		}
+	}
+}
+
+/*
+ * Stream stop (engine halted): finish a partly written FPDU, so the peer's
+ * framing stays intact, then send the Terminate (RFC 5040 §5.3, §4.8) as an
+ * untagged message on QN 2. Blocking, bounded by the socket's send timeout.
+ */
+int rddp_tx_terminate_now(struct rddp_stream *s)
+{
+	u8 payload[RDDP_TERM_MAX_LEN];
+	u8 hdr[RDDP_DDP_UNTAGGED_HDR_LEN];
+	struct rddp_hdr h = {
+		.opcode = RDDP_OP_TERMINATE,
+		.last = true,
+		.qn = RDDP_QN_TERMINATE,
+		.msn = s->tx_msn[RDDP_QN_TERMINATE],
+	};
+	u32 len, hdr_len;
+	int ret;
+
+	if (s->tx_fpdu_pending) {
+		ret = rddp_tx_write(s, true, true);
+		if (ret)
+			return ret;
+		s->tx_fpdu_pending = false;
+	}
+	len = rddp_term_build(s->term_err, s->term_hdr_len ? s->term_hdr : NULL,
+			      s->term_hdr_len, s->term_seg_len,
+			      s->term_rreq ? s->term_rreq_hdr : NULL, payload);
+	hdr_len = rddp_hdr_build(&h, hdr);
+	if (rddp_fpdu_build(&s->tx_mpa, s->tx_fpdu, hdr, hdr_len, payload, len))
+		return -EINVAL;
+	s->tx_fpdu_sent = 0;
+	s->tx_msn[RDDP_QN_TERMINATE]++;
+	return rddp_tx_write(s, false, true);
+}
+
+/* Stream stop: flush what TX held, oldest first (ORQ, then the job). */
+void rddp_tx_flush(struct rddp_stream *s)
+{
+	struct rddp_qp *qp = s->qp;
+	struct rddp_read o;
+
+	for (;;) {
+		spin_lock_bh(&s->lock);
+		if (s->orq_get == s->orq_put) {
+			spin_unlock_bh(&s->lock);
+			break;
+		}
+		o = s->orq[s->orq_get % max_t(u16, s->p.ord, 1)];
+		s->orq_get++;
+		spin_unlock_bh(&s->lock);
+		if (!o.rtr)
+			rddp_qp_sq_complete(qp, &o.sqe, SIW_WC_WR_FLUSH_ERR, 0);
+	}
+	if (s->tx_kind == RDDP_TX_SQE &&
+	    !(rddp_tx_sqe_is_read(&s->tx_sqe) && s->tx_started))
+		rddp_qp_sq_complete(qp, &s->tx_sqe, SIW_WC_WR_FLUSH_ERR, 0);
+	rddp_sg_release(&s->tx_sg);
+	s->tx_kind = RDDP_TX_NONE;
+}

@@ -1,0 +1,213 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * An MPA stream in full operation (stream.h): start, error reporting and
+ * stop. RFC 5044 §5 (full operation), RFC 5040 §5.3 (Terminate and close).
+ */
+#include <linux/slab.h>
+#include <linux/tcp.h>
+#include <net/sock.h>
+#include <net/tcp.h>
+
+#include "cm.h"
+#include "rddp.h"
+#include "stream.h"
+
+/* Bound on writing a Terminate when the stream stops. */
+#define RDDP_TERM_SEND_TIMEOUT	(2 * HZ)
+
+struct rddp_stream *rddp_stream_alloc(struct rddp_qp *qp,
+				      const struct rddp_stream_params *p)
+{
+	struct rddp_stream *s;
+	int i;
+
+	s = kzalloc(sizeof(*s), GFP_KERNEL);
+	if (!s)
+		return NULL;
+	s->tx_fpdu = kzalloc(sizeof(*s->tx_fpdu), GFP_KERNEL);
+	s->tx_vec = kcalloc(RDDP_FPDU_MAX_SPANS, sizeof(*s->tx_vec),
+			    GFP_KERNEL);
+	s->orq = kcalloc(max_t(u16, p->ord, 1), sizeof(*s->orq), GFP_KERNEL);
+	s->irq = kcalloc(max_t(u16, p->ird, 1), sizeof(*s->irq), GFP_KERNEL);
+	if (!s->tx_fpdu || !s->tx_vec || !s->orq || !s->irq) {
+		rddp_stream_free(s);
+		return NULL;
+	}
+	s->qp = qp;
+	s->p = *p;
+	spin_lock_init(&s->lock);
+	atomic_set(&s->term_set, 0);
+	rddp_sg_init(&s->tx_sg);
+	rddp_sg_init(&s->rx_sg);
+	/* RFC 5041 §5.1: the first message on each queue has MSN 1. */
+	for (i = 0; i < RDDP_QN_MAX; i++) {
+		s->tx_msn[i] = 1;
+		s->rx_msn[i] = 1;
+	}
+	s->tx_mpa.crc = p->crc;
+	s->tx_mpa.markers = p->markers_tx;
+	s->tx_mpa.pos = 0;
+	rddp_mpa_rx_init(&s->rx_mpa, p->markers_rx, p->crc,
+			 RDDP_FPDU_MAX_ULPDU);
+	return s;
+}
+
+void rddp_stream_free(struct rddp_stream *s)
+{
+	if (!s)
+		return;
+	WARN_ON(s->sock);
+	if (s->cep)
+		rddp_cep_put(s->cep);
+	kfree(s->irq);
+	kfree(s->orq);
+	kfree(s->tx_vec);
+	kfree(s->tx_fpdu);
+	kfree(s);
+}
+
+/* sk_write_space: room in the send buffer again. */
+static void rddp_stream_write_space(struct sock *sk)
+{
+	struct rddp_stream *s;
+
+	read_lock_bh(&sk->sk_callback_lock);
+	s = sk->sk_user_data;
+	if (s && sk_stream_is_writeable(sk)) {
+		clear_bit(SOCK_NOSPACE, &sk->sk_socket->flags);
+		rddp_tx_kick(s->qp);
+	}
+	read_unlock_bh(&sk->sk_callback_lock);
+}
+
+/* sk_state_change: the peer closed or reset the connection. */
+static void rddp_stream_state_change(struct sock *sk)
+{
+	struct rddp_stream *s;
+
+	read_lock_bh(&sk->sk_callback_lock);
+	s = sk->sk_user_data;
+	if (s) {
+		switch (sk->sk_state) {
+		case TCP_ESTABLISHED:
+			break;
+		default:
+			rddp_cep_event(s->cep, RDDP_CEP_EV_PEER_CLOSED);
+			break;
+		}
+	}
+	read_unlock_bh(&sk->sk_callback_lock);
+}
+
+/* MULPDU from the connection's EMSS (RFC 5044 §4.5, §7.1.2). */
+static u32 rddp_stream_mulpdu(struct rddp_stream *s)
+{
+	u32 emss = tcp_sk(s->sock->sk)->mss_cache;
+	u32 m = rddp_mpa_mulpdu(emss, s->p.markers_tx);
+
+	return min_t(u32, m, RDDP_FPDU_MAX_ULPDU - 3);
+}
+
+int rddp_stream_start(struct rddp_stream *s, struct socket *sock,
+		      struct rddp_cep *cep)
+{
+	struct sock *sk = sock->sk;
+
+	rddp_cep_get(cep);
+	s->cep = cep;
+	s->sock = sock;
+	s->mulpdu = rddp_stream_mulpdu(s);
+	s->tx_rtr_pending = false;
+	s->tx_blocked = false;
+	sk->sk_sndtimeo = RDDP_TERM_SEND_TIMEOUT;
+
+	write_lock_bh(&sk->sk_callback_lock);
+	s->saved_data_ready = sk->sk_data_ready;
+	s->saved_write_space = sk->sk_write_space;
+	s->saved_state_change = sk->sk_state_change;
+	sk->sk_user_data = s;
+	sk->sk_data_ready = rddp_rx_data_ready;
+	sk->sk_write_space = rddp_stream_write_space;
+	sk->sk_state_change = rddp_stream_state_change;
+	write_unlock_bh(&sk->sk_callback_lock);
+	return 0;
+}
+
+void rddp_stream_error(struct rddp_stream *s, enum rddp_err err,
+		       const u8 *hdr, u32 hdr_len, u32 seg_len,
+		       const u8 *rreq)
+{
+	if (atomic_cmpxchg(&s->term_set, 0, 1))
+		return;
+	s->term_err = err;
+	s->term_hdr_len = 0;
+	if (hdr && (hdr_len == RDDP_DDP_TAGGED_HDR_LEN ||
+		    hdr_len == RDDP_DDP_UNTAGGED_HDR_LEN)) {
+		memcpy(s->term_hdr, hdr, hdr_len);
+		s->term_hdr_len = hdr_len;
+	}
+	s->term_seg_len = (u16)min_t(u32, seg_len, U16_MAX);
+	s->term_rreq = rreq != NULL;
+	if (rreq)
+		memcpy(s->term_rreq_hdr, rreq, RDDP_RDMAP_RREQ_LEN);
+	if (err != RDDP_ERR_NONE)
+		pr_debug("rddp: QP %u: %s\n", s->qp->base.qp_num,
+			 rddp_errors[err].name);
+	rddp_cep_event(s->cep, RDDP_CEP_EV_STREAM_ERROR);
+}
+
+/* Drop received bytes nobody will read, so that closing sends FIN, not RST. */
+static int rddp_discard_actor(read_descriptor_t *desc, struct sk_buff *skb,
+			      unsigned int off, size_t len)
+{
+	return len;
+}
+
+static void rddp_stream_close_sock(struct rddp_stream *s, bool graceful)
+{
+	struct socket *sock = s->sock;
+	read_descriptor_t desc = { .count = 1 };
+
+	if (graceful) {
+		lock_sock(sock->sk);
+		tcp_read_sock(sock->sk, &desc, rddp_discard_actor);
+		release_sock(sock->sk);
+		kernel_sock_shutdown(sock, SHUT_WR);
+	}
+	sock_release(sock);
+	s->sock = NULL;
+}
+
+void rddp_stream_stop(struct rddp_stream *s, bool graceful)
+{
+	struct rddp_qp *qp = s->qp;
+	struct sock *sk;
+
+	lockdep_assert_held(&qp->state_lock);
+	if (s->stopped)
+		return;
+	WRITE_ONCE(s->stopped, true);
+	sk = s->sock->sk;
+
+	write_lock_bh(&sk->sk_callback_lock);
+	sk->sk_user_data = NULL;
+	sk->sk_data_ready = s->saved_data_ready;
+	sk->sk_write_space = s->saved_write_space;
+	sk->sk_state_change = s->saved_state_change;
+	write_unlock_bh(&sk->sk_callback_lock);
+	/* RX runs under the socket lock: once we own it, RX is over. */
+	lock_sock(sk);
+	s->rx_stopped = true;
+	release_sock(sk);
+	cancel_work_sync(&qp->tx_work);
+
+	/* RFC 5040 §5.3: report the error to the peer, then close. */
+	if (atomic_read(&s->term_set) && s->term_err != RDDP_ERR_NONE &&
+	    !s->peer_terminated && s->term_err != RDDP_ERR_LLP_CLOSED) {
+		if (!rddp_tx_terminate_now(s))
+			graceful = true;
+	}
+	rddp_tx_flush(s);
+	rddp_rx_flush(s);
+	rddp_stream_close_sock(s, graceful);
+}

@@ -1,0 +1,160 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The data path of one connected QP: an MPA stream in full operation over a
+ * kernel TCP socket (RFC 5044 §5), carrying DDP segments (RFC 5041) of
+ * RDMAP messages (RFC 5040).
+ *
+ * Contexts and ownership:
+ *  - TX (qp_tx.c) runs only in the QP's tx_work on rddp_wq; it owns the
+ *    tx_* fields. Work items do not run concurrently with themselves, so
+ *    TX needs no lock of its own.
+ *  - RX (qp_rx.c) runs in the socket's sk_data_ready (softirq) or in
+ *    process context under lock_sock(); the socket lock serialises it. It
+ *    owns the rx_* fields.
+ *  - orq (Read Requests we sent, awaiting responses) is filled by TX and
+ *    drained by RX; irq (Read Requests received, awaiting our responses) is
+ *    filled by RX and drained by TX: both under @lock (spinlock, bh).
+ *  - rddp_stream_stop() (process context, with qp->state_lock held) ends
+ *    both engines for good: it detaches the socket callbacks, waits for RX
+ *    through the socket lock and cancels tx_work, then flushes what the
+ *    engines held. Only then is the socket released.
+ *
+ * Lifetime: allocated by the CM when the connection reaches full operation
+ * (rddp_stream_start()), reachable as qp->stream until destroy_qp frees it;
+ * the socket inside is released by rddp_stream_stop().
+ */
+#ifndef RDDP_STREAM_H
+#define RDDP_STREAM_H
+
+#include <linux/net.h>
+#include <linux/spinlock.h>
+#include <rddp/mpa.h>
+#include <rddp/mpa_frame.h>
+#include <rddp/rdmap.h>
+
+#include "queues.h"
+#include "sg.h"
+
+struct rddp_cep;
+
+/* A Read Request we sent (ORQ) or received (IRQ). */
+struct rddp_read {
+	struct rddp_read_req req;
+	struct siw_sqe sqe;	/* ORQ: the Read WQE to complete */
+	bool rtr;		/* ORQ: a zero-length RTR Read, no WQE */
+};
+
+enum rddp_tx_kind {
+	RDDP_TX_NONE,
+	RDDP_TX_SQE,		/* a WQE from the SQ */
+	RDDP_TX_READ_RESP,	/* answering the IRQ head */
+	RDDP_TX_RTR,		/* RFC 6581 ready-to-receive message */
+};
+
+/* Negotiated at connection setup (cm.c), fixed afterwards. */
+struct rddp_stream_params {
+	u8 mpa_rev;
+	bool crc;		/* both directions (RFC 5044 §7.1.1 C bit) */
+	bool markers_tx;	/* the peer asked for markers */
+	bool markers_rx;	/* we asked for markers */
+	u8 rtr;			/* RDDP_MPA_RTR_* we send (initiator) or await
+				 * (responder); 0: none */
+	u16 ird;		/* inbound Read Requests we accept */
+	u16 ord;		/* outbound Read Requests in flight */
+};
+
+struct rddp_stream {
+	struct rddp_qp *qp;
+	struct rddp_cep *cep;	/* referenced; for error reports to the CM */
+	struct socket *sock;
+	struct rddp_stream_params p;
+	bool stopped;		/* written under qp->state_lock */
+
+	/* saved socket callbacks, restored by rddp_stream_stop() */
+	void (*saved_data_ready)(struct sock *sk);
+	void (*saved_write_space)(struct sock *sk);
+	void (*saved_state_change)(struct sock *sk);
+
+	spinlock_t lock;	/* orq and irq, see above */
+	struct rddp_read *orq;	/* p.ord entries */
+	u32 orq_put, orq_get;
+	struct rddp_read *irq;	/* p.ird entries */
+	u32 irq_put, irq_get;
+
+	/*
+	 * The first error detected on the stream, reported to the peer with a
+	 * Terminate (RFC 5040 §5.3) when the stream stops. Set once (cmpxchg
+	 * on term_set) from RX or TX.
+	 */
+	atomic_t term_set;
+	enum rddp_err term_err;
+	u8 term_hdr[RDDP_DDP_UNTAGGED_HDR_LEN];
+	u8 term_hdr_len;
+	u16 term_seg_len;
+	bool term_rreq;
+	u8 term_rreq_hdr[RDDP_RDMAP_RREQ_LEN];
+	bool peer_terminated;	/* we received a Terminate */
+
+	/* ---- TX (tx_work) ---- */
+	struct rddp_mpa_tx tx_mpa;
+	u32 mulpdu;
+	bool tx_rtr_pending;	/* initiator: the RTR goes first */
+	bool tx_blocked;	/* responder: nothing goes before the RTR */
+	enum rddp_tx_kind tx_kind;
+	struct siw_sqe tx_sqe;
+	struct rddp_read tx_read;	/* RDDP_TX_READ_RESP */
+	struct rddp_sg tx_sg;
+	u32 tx_len;		/* message length */
+	u32 tx_off;		/* message bytes framed so far */
+	u32 tx_msn[RDDP_QN_MAX];	/* next MSN per queue (RFC 5041 §5.1) */
+	struct rddp_fpdu *tx_fpdu;	/* the FPDU being written */
+	struct kvec *tx_vec;	/* RDDP_FPDU_MAX_SPANS, for kernel_sendmsg() */
+	bool tx_started;	/* the job's first FPDU was built */
+	u32 tx_fpdu_sent;	/* its bytes already in the socket */
+	bool tx_fpdu_last;	/* it ends the message */
+	bool tx_fpdu_pending;	/* built and not yet fully written */
+
+	/* ---- RX (socket lock) ---- */
+	struct rddp_mpa_rx rx_mpa;
+	bool rx_stopped;
+	bool rx_rtr_pending;	/* responder: the first message is the RTR */
+	struct rddp_hdr rx_hdr;	/* the segment being received */
+	u8 rx_raw_hdr[RDDP_DDP_UNTAGGED_HDR_LEN];
+	u32 rx_seg_len;
+	u8 rx_target;		/* enum rddp_rx_target (qp_rx.c) */
+	/* untagged Send being received */
+	bool rx_rqe_valid;
+	struct siw_rqe rx_rqe;
+	struct rddp_sg rx_sg;	/* receive buffer, or the tagged sink */
+	u32 rx_msn[RDDP_QN_MAX];	/* expected MSN per queue */
+	u32 rx_msg_len;		/* Send bytes placed so far */
+	/* small untagged messages (Read Request, Terminate) collected here */
+	u8 rx_small[RDDP_TERM_MAX_LEN];
+	u32 rx_small_len;
+};
+
+/* qp_tx.c */
+void rddp_tx_work(struct work_struct *work);
+void rddp_tx_kick(struct rddp_qp *qp);
+int rddp_tx_terminate_now(struct rddp_stream *s);
+void rddp_tx_flush(struct rddp_stream *s);
+
+/* qp_rx.c */
+void rddp_rx_data_ready(struct sock *sk);
+void rddp_rx_drain(struct rddp_stream *s);
+void rddp_rx_flush(struct rddp_stream *s);
+
+/* stream.c */
+struct rddp_stream *rddp_stream_alloc(struct rddp_qp *qp,
+				      const struct rddp_stream_params *p);
+void rddp_stream_free(struct rddp_stream *s);
+int rddp_stream_start(struct rddp_stream *s, struct socket *sock,
+		      struct rddp_cep *cep);
+void rddp_stream_stop(struct rddp_stream *s, bool graceful);
+void rddp_stream_error(struct rddp_stream *s, enum rddp_err err,
+		       const u8 *hdr, u32 hdr_len, u32 seg_len,
+		       const u8 *rreq);
+
+extern struct workqueue_struct *rddp_wq;
+
+#endif /* RDDP_STREAM_H */

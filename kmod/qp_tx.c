@@ -201,7 +201,6 @@ static int rddp_tx_build(struct rddp_stream *s)
 {
 	struct rddp_span frags[RDDP_FPDU_MAX_FRAGS];
 	u8 hdr[RDDP_DDP_UNTAGGED_HDR_LEN];
-	u8 rreq[RDDP_RDMAP_RREQ_LEN];
 	struct rddp_hdr h = { 0 };
 	struct rddp_read_req r;
 	u32 hdr_len, seg, got, nr = 0;
@@ -265,13 +264,14 @@ static int rddp_tx_build(struct rddp_stream *s)
 			r.src_stag = s->tx_sqe.rkey;
 			r.src_to = s->tx_sqe.raddr;
 		}
-		rddp_read_req_build(&r, rreq);
+		/* The FPDU's spans point at it until it is written. */
+		rddp_read_req_build(&r, s->tx_rreq);
 		h.opcode = RDDP_OP_READ_REQ;
 		h.qn = RDDP_QN_READ_REQ;
 		h.msn = s->tx_msn[RDDP_QN_READ_REQ];
 		h.last = true;
 		hdr_len = rddp_hdr_build(&h, hdr);
-		frags[0].base = rreq;
+		frags[0].base = s->tx_rreq;
 		frags[0].len = RDDP_RDMAP_RREQ_LEN;
 		if (rddp_fpdu_build_sg(&s->tx_mpa, s->tx_fpdu, hdr, hdr_len,
 				       frags, 1))

@@ -110,6 +110,8 @@ struct rddp_stream {
 	struct rddp_fpdu *tx_fpdu;	/* the FPDU being written */
 	struct kvec *tx_vec;	/* RDDP_FPDU_MAX_SPANS, for kernel_sendmsg() */
 	bool tx_started;	/* the job's first FPDU was built */
+	/* a Read Request's payload, referenced by tx_fpdu until written */
+	u8 tx_rreq[RDDP_RDMAP_RREQ_LEN];
 	u32 tx_fpdu_sent;	/* its bytes already in the socket */
 	bool tx_fpdu_last;	/* it ends the message */
 	bool tx_fpdu_pending;	/* built and not yet fully written */

@@ -89,10 +89,10 @@ vm() { # KERNEL TEST...
 			--name "$kernel-$(basename "$t" .sh)" --ko "build/kmod-$kernel/rddp.ko" "$t"
 	done
 }
-vm stock tests/vm/link.sh tests/vm/verbs.sh
+vm stock tests/vm/link.sh tests/vm/verbs.sh tests/vm/rdma.sh
 # Two guests, rddp in one and upstream siw in the other, with a pcap.
 suite vm-stock-two bash tools/vm/two-vm-check.sh stock
-vm debug tests/vm/kunit.sh tests/vm/link.sh tests/vm/verbs.sh
+vm debug tests/vm/kunit.sh tests/vm/link.sh tests/vm/verbs.sh tests/vm/rdma.sh
 
 echo
 echo "== summary ($(((SECONDS - start) / 60)) min $(((SECONDS - start) % 60)) s)"

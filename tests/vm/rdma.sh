@@ -27,6 +27,46 @@ for size in 23 4096 65000; do
 	t_run "rping -V ${size} B x 20" rping_pair "$size" 20
 done
 
-t_like "no QP left after rping" '^$' sh -c 'rdma res show qp | grep -v "^$" || true'
+# Eight rping connections at once.
+many_rping() {
+	local i pids=() rc=0
+	for i in $(seq 1 8); do
+		rping -s -a $ip -p $((7000 + i)) -C 10 -S 1024 -V >/tmp/rs$i.log 2>&1 &
+	done
+	sleep 1
+	for i in $(seq 1 8); do
+		timeout 120 rping -c -a $ip -p $((7000 + i)) -C 10 -S 1024 -V >/tmp/rc$i.log 2>&1 &
+		pids+=($!)
+	done
+	for i in "${pids[@]}"; do wait "$i" || rc=1; done
+	wait
+	cat /tmp/rc*.log /tmp/rs*.log
+	return $rc
+}
+t_run "8 concurrent rping -V connections" many_rping
+
+# perftest over rdma_cm (-R): bandwidth and latency for each operation.
+perf_pair() { # TOOL ARGS...
+	local tool=$1
+	shift
+	timeout 120 "$tool" -R -d rddp0 -F "$@" >/tmp/perf-s.log 2>&1 &
+	local spid=$!
+	sleep 2
+	timeout 120 "$tool" -R -d rddp0 -F "$@" $ip
+	local rc=$?
+	wait "$spid"
+	local src=$?
+	cat /tmp/perf-s.log
+	[ "$rc" -eq 0 ] && [ "$src" -eq 0 ]
+}
+for tool in ib_write_bw ib_read_bw ib_send_bw; do
+	t_like "$tool 64 KiB" '65536 +[0-9]+' perf_pair $tool -s 65536 -n 200
+	t_like "$tool -a (all sizes)" '8388608 +[0-9]+' perf_pair $tool -a -n 20
+done
+for tool in ib_write_lat ib_read_lat ib_send_lat; do
+	t_like "$tool 64 B" '^ *64 +[0-9]+' perf_pair $tool -s 64 -n 200
+done
+
+t_like "no QP left after the traffic" '^$' sh -c 'rdma res show qp | grep -v "^$" || true'
 t_run "rdma link delete" rdma link delete rddp0
 t_run "rmmod rddp" rmmod rddp

@@ -1,0 +1,64 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Interop with the upstream siw driver: guest a runs rddp, guest b siw
+# (they never share a kernel), joined by virtio-net (192.0.2.1 <-> .2).
+# rping -V and perftest in both directions, then with rddp's mpa_crc=0 and
+# mpa_rev=1. tools/vm/two-vm-check.sh checks the pcap of the link.
+set -u
+. "$(dirname "$0")/lib.sh"
+
+me=$RDDP_LOCAL_IP peer=$RDDP_PEER_IP
+if [ "$RDDP_ROLE" = a ]; then dev=rddp0; else dev=siw0; fi
+
+load() { # module parameters for rddp
+	if [ "$RDDP_ROLE" = a ]; then
+		modprobe rddp "$@" && rdma link add rddp0 type rddp netdev eth0
+	else
+		modprobe siw && rdma link add siw0 type siw netdev eth0
+	fi
+}
+unload() {
+	if [ "$RDDP_ROLE" = a ]; then
+		rdma link delete rddp0 && rmmod rddp
+	fi
+}
+# rddp's parameters change; siw keeps its defaults.
+reload() { [ "$RDDP_ROLE" = a ] || return 0; unload && load "$@"; }
+
+rping_server() { timeout 120 rping -s -a "$me" -C "$1" -S "$2" -V; }
+rping_client() { sleep 2; timeout 120 rping -c -a "$peer" -C "$1" -S "$2" -V; }
+perf_server() { timeout 120 "$@" -R -d "$dev" -F; }
+perf_client() { sleep 2; timeout 120 "$@" -R -d "$dev" -F "$peer"; }
+
+# One exchange: the server side in guest $1, the client in the other.
+both() { # SERVER-ROLE NAME SERVER-FN CLIENT-FN ARGS...
+	local srole=$1 name=$2 sfn=$3 cfn=$4
+	shift 4
+	if [ "$RDDP_ROLE" = "$srole" ]; then
+		t_run "$name (server, $dev)" "$sfn" "$@"
+	else
+		t_run "$name (client, $dev)" "$cfn" "$@"
+	fi
+	t_barrier "$name" 180
+}
+
+t_barrier up
+t_run "load ${dev%0}" load
+t_barrier loaded
+for size in 64 4096 65000; do
+	both a "rping rddp-server ${size}B" rping_server rping_client 10 "$size"
+	both b "rping siw-server ${size}B" rping_server rping_client 10 "$size"
+done
+for tool in ib_write_bw ib_read_bw ib_send_bw; do
+	both a "$tool rddp-server" perf_server perf_client $tool -s 65536 -n 100
+	both b "$tool siw-server" perf_server perf_client $tool -s 65536 -n 100
+done
+
+for params in mpa_crc=0 mpa_rev=1; do
+	t_run "reload with $params" reload "$params"
+	t_barrier "reload-$params"
+	both a "rping rddp-server $params" rping_server rping_client 10 4096
+	both b "rping siw-server $params" rping_server rping_client 10 4096
+	both a "ib_write_bw rddp-server $params" perf_server perf_client ib_write_bw -s 65536 -n 50
+done
+t_run "unload" unload

@@ -606,7 +606,8 @@ static void rddp_cep_accept_one(struct rddp_cep *lcep, struct socket *sock)
 		sock_release(sock);
 		return;
 	}
-	mutex_lock(&cep->lock);
+	/* Listener before child: the only place two endpoint locks nest. */
+	mutex_lock_nested(&cep->lock, SINGLE_DEPTH_NESTING);
 	tcp_sock_set_nodelay(sock->sk);
 	sock->sk->sk_sndtimeo = RDDP_MPA_TIMEOUT;
 	cep->listen_id = lcep->listen_id;

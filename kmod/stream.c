@@ -150,9 +150,12 @@ void rddp_stream_error(struct rddp_stream *s, enum rddp_err err,
 	s->term_rreq = rreq != NULL;
 	if (rreq)
 		memcpy(s->term_rreq_hdr, rreq, RDDP_RDMAP_RREQ_LEN);
-	if (err != RDDP_ERR_NONE)
-		pr_debug("rddp: QP %u: %s\n", s->qp->base.qp_num,
-			 rddp_errors[err].name);
+	if (err != RDDP_ERR_NONE && err != RDDP_ERR_LLP_CLOSED)
+		pr_info_ratelimited("rddp: QP %u: %s (%s layer); sending Terminate\n",
+				    s->qp->base.qp_num, rddp_errors[err].name,
+				    rddp_errors[err].layer == RDDP_TERM_LAYER_RDMAP ?
+				    "RDMAP" : rddp_errors[err].layer ==
+				    RDDP_TERM_LAYER_DDP ? "DDP" : "MPA");
 	rddp_cep_event(s->cep, RDDP_CEP_EV_STREAM_ERROR);
 }
 

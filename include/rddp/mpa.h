@@ -71,7 +71,6 @@ enum rddp_mpa_err {
 	RDDP_MPA_ERR_ULPDU_ZERO,	/* ULPDU_Length 0 */
 	RDDP_MPA_ERR_ULPDU_LONG,	/* ULPDU_Length > rx->max_ulpdu */
 	RDDP_MPA_ERR_ULPDU_SHORT,	/* shorter than the DDP header */
-	RDDP_MPA_ERR_PAD,		/* non-zero pad octet */
 	RDDP_MPA_ERR_CRC,		/* CRC32c mismatch (RFC 5044 §4.4) */
 	RDDP_MPA_ERR_MARKER,		/* reserved bits or FPDUPTR wrong */
 	RDDP_MPA_ERR_ABORTED,		/* a callback returned non-zero */

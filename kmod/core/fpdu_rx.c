@@ -16,7 +16,6 @@ const char *const rddp_mpa_err_names[RDDP_MPA_ERR_MAX] = {
 	[RDDP_MPA_ERR_ULPDU_ZERO] = "ULPDU_Length zero",
 	[RDDP_MPA_ERR_ULPDU_LONG] = "ULPDU_Length too large",
 	[RDDP_MPA_ERR_ULPDU_SHORT] = "ULPDU shorter than DDP header",
-	[RDDP_MPA_ERR_PAD] = "non-zero pad",
 	[RDDP_MPA_ERR_CRC] = "CRC32c mismatch",
 	[RDDP_MPA_ERR_MARKER] = "invalid marker",
 	[RDDP_MPA_ERR_ABORTED] = "aborted by consumer",
@@ -104,8 +103,6 @@ static int after_header(struct rddp_mpa_rx *rx,
 static int step(struct rddp_mpa_rx *rx, const u8 *p, u32 n,
 		const struct rddp_mpa_rx_ops *ops, void *ctx)
 {
-	u32 i;
-
 	switch (rx->state) {
 	case ST_LEN:
 		crc_add(rx, p, n);
@@ -142,10 +139,12 @@ static int step(struct rddp_mpa_rx *rx, const u8 *p, u32 n,
 			return RDDP_MPA_ERR_ABORTED;
 		break;
 	case ST_PAD:
+		/*
+		 * RFC 5044 §4.1: the pad "MUST be set to zero by the sender and
+		 * ignored by the receiver (except for CRC checking)" (Linux siw
+		 * sends non-zero pad octets).
+		 */
 		crc_add(rx, p, n);
-		for (i = 0; i < n; i++)
-			if (p[i])
-				return RDDP_MPA_ERR_PAD;
 		rx->left -= n;
 		break;
 	default: /* ST_CRC */

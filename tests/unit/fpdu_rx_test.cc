@@ -178,8 +178,9 @@ TEST(FpduRx, MalformedInputs) {
     b[o + 2] |= 0x80;  // tagged: header 14, length still 39 -> fine framing, CRC now wrong
     EXPECT_EQ(run(b), RDDP_MPA_ERR_CRC);
     b = w;
-    b[o + 2 + 39] = 1;  // pad octet (2 + 39 -> 1 pad)
-    EXPECT_EQ(run(b), RDDP_MPA_ERR_PAD);
+    b[o + 2 + 39] = 1;  // pad octet (2 + 39 -> 1 pad): its value is not
+    // checked (RFC 5044 §4.1), but the CRC covers it
+    EXPECT_EQ(run(b), RDDP_MPA_ERR_CRC);
     b = w;
     b[b.size() - 1] ^= 1;
     EXPECT_EQ(run(b), RDDP_MPA_ERR_CRC);
@@ -195,6 +196,25 @@ TEST(FpduRx, MalformedInputs) {
       EXPECT_EQ(run(b), RDDP_MPA_ERR_MARKER);
     }
   }
+}
+
+// RFC 5044 §4.1: the receiver ignores the pad's value (Linux siw sends
+// non-zero pad octets); without CRC such an FPDU is delivered unchanged.
+TEST(FpduRx, NonZeroPadIsIgnored) {
+  std::mt19937 rng(5);
+  std::vector<uint8_t> hdr(18, 0), pay(2, 0x5a);
+  hdr[0] = 0x43;
+  rddp_mpa_tx tx = {false, false, 0};
+  auto w = Build(&tx, hdr, pay);
+  ASSERT_EQ(w.size(), 2u + 20u + 2u + 4u);
+  w[22] = 0xab;
+  w[23] = 0xcd;
+  rddp_mpa_rx rx;
+  rddp_mpa_rx_init(&rx, false, false, 65535);
+  Sink s;
+  EXPECT_EQ(Feed(&rx, &s, w, &rng, 1), RDDP_MPA_OK);
+  ASSERT_EQ(s.payloads.size(), 1u);
+  EXPECT_EQ(s.payloads[0], pay);
 }
 
 TEST(FpduRx, MarkerInsideFpduWrongPointer) {

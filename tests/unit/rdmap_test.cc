@@ -286,7 +286,7 @@ TEST(Rdmap, DeframerErrorsToTerminate) {
   EXPECT_EQ(rddp_mpa_rx_err(RDDP_MPA_ERR_MARKER), RDDP_ERR_LLP_MARKER);
   EXPECT_EQ(rddp_errors[RDDP_ERR_LLP_MARKER].ecode, 0x03);
   for (int e : {RDDP_MPA_ERR_ULPDU_ZERO, RDDP_MPA_ERR_ULPDU_LONG, RDDP_MPA_ERR_ULPDU_SHORT,
-                RDDP_MPA_ERR_PAD, RDDP_MPA_ERR_ABORTED})
+                RDDP_MPA_ERR_ABORTED})
     EXPECT_EQ(rddp_mpa_rx_err(e), RDDP_ERR_DDP_CATASTROPHIC) << rddp_mpa_err_names[e];
 }
 

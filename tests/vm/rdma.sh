@@ -12,16 +12,19 @@ t_run "rdma link add rddp0" rdma link add rddp0 type rddp netdev dummy0
 
 # rping -V: the client verifies the data it reads back (RFC 5040 Read,
 # Write and Send all take part in one rping iteration).
+# rping exits 0 even when its connection fails: the client's -v output
+# must show every ping.
 rping_pair() { # SIZE COUNT
 	rping -s -a $ip -C "$2" -S "$1" -V >/tmp/rping-s.log 2>&1 &
 	local spid=$!
 	sleep 1
-	timeout 60 rping -c -a $ip -C "$2" -S "$1" -V
+	timeout 60 rping -c -a $ip -C "$2" -S "$1" -V -v >/tmp/rping-c.log 2>&1
 	local rc=$?
 	wait "$spid"
 	local src=$?
-	cat /tmp/rping-s.log
-	[ "$rc" -eq 0 ] && [ "$src" -eq 0 ]
+	cat /tmp/rping-c.log /tmp/rping-s.log
+	[ "$rc" -eq 0 ] && [ "$src" -eq 0 ] &&
+		[ "$(grep -c '^ping data: ' /tmp/rping-c.log)" -eq "$2" ]
 }
 for size in 23 4096 65000; do
 	t_run "rping -V ${size} B x 20" rping_pair "$size" 20
@@ -35,12 +38,15 @@ many_rping() {
 	done
 	sleep 1
 	for i in $(seq 1 8); do
-		timeout 120 rping -c -a $ip -p $((7000 + i)) -C 10 -S 1024 -V >/tmp/rc$i.log 2>&1 &
+		timeout 120 rping -c -a $ip -p $((7000 + i)) -C 10 -S 1024 -V -v >/tmp/rc$i.log 2>&1 &
 		pids+=($!)
 	done
 	for i in "${pids[@]}"; do wait "$i" || rc=1; done
 	wait
 	cat /tmp/rc*.log /tmp/rs*.log
+	for i in $(seq 1 8); do
+		[ "$(grep -c '^ping data: ' /tmp/rc$i.log)" -eq 10 ] || rc=1
+	done
 	return $rc
 }
 t_run "8 concurrent rping -V connections" many_rping
@@ -66,6 +72,21 @@ done
 for tool in ib_write_lat ib_read_lat ib_send_lat; do
 	t_like "$tool 64 B" '^ *64 +[0-9]+' perf_pair $tool -s 64 -n 200
 done
+
+# The MPA options: revision 1, markers required by one side, no CRC.
+t_run "rdma link delete" rdma link delete rddp0
+t_run "rmmod rddp" rmmod rddp
+for params in mpa_rev=1 mpa_markers=1 mpa_crc=0; do
+	t_run "modprobe rddp $params" modprobe rddp $params
+	t_run "rdma link add rddp0 ($params)" rdma link add rddp0 type rddp netdev dummy0
+	t_run "rping -V 65000 B x 10 with $params" rping_pair 65000 10
+	t_like "ib_read_bw 64 KiB with $params" '65536 +[0-9]+' perf_pair ib_read_bw -s 65536 -n 100
+	t_like "ib_send_bw 64 KiB with $params" '65536 +[0-9]+' perf_pair ib_send_bw -s 65536 -n 100
+	t_run "rdma link delete ($params)" rdma link delete rddp0
+	t_run "rmmod rddp ($params)" rmmod rddp
+done
+t_run "modprobe rddp" modprobe rddp
+t_run "rdma link add rddp0" rdma link add rddp0 type rddp netdev dummy0
 
 t_like "no QP left after the traffic" '^$' sh -c 'rdma res show qp | grep -v "^$" || true'
 t_run "rdma link delete" rdma link delete rddp0

@@ -1,45 +1,118 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
-# The two-VM topology rddp's interop tests use: guest a with rddp.ko, guest b
-# with upstream siw.ko (they never share a kernel), joined by a virtio-net
-# link recorded to a pcap. Runs tests/vm/smoke.sh in both, then checks with
-# tshark that the capture holds their traffic in both directions.
-# Last line: `vm-two: N passed, N failed, N skipped`.
+# The two-VM runs, each with a pcap of the link checked by tshark:
+#   smoke    the harness itself: both guests up, ICMP both ways;
+#   interop  rddp (guest a) with upstream siw (guest b), which never share a
+#            kernel: rping -V and perftest both ways, CRC on and off, MPA
+#            revision 1 (tests/vm/interop.sh);
+#   markers  rddp in both guests, markers required by guest a
+#            (tests/vm/markers.sh).
+# tshark decodes MPA/DDP/RDMAP (rpcordma disabled: its heuristic misreads
+# perftest payloads): no malformed frames, no "Bad CRC32", and what each run
+# must show on the wire. Last line: `vm-two: N passed, N failed, N skipped`.
 set -uo pipefail
 # shellcheck source=tools/lib.sh
 . "$(dirname "$0")/../lib.sh"
 cd "$RDDP_TOP" || exit 1
 
 kernel=${1:-stock}
-pcap=build/vm-results/two-$kernel.pcap
+rddp=build/kmod-$kernel/rddp.ko
 siw=()
 if [ "$kernel" = stock ]; then
 	ko=$(bash tools/vm/build-siw.sh) || { echo "vm-two: 0 passed, 1 failed, 0 skipped"; exit 1; }
 	siw=(--ko-b "$ko")
 fi
-rm -f "$pcap"
-out=$(bash tools/vm/run.sh --kernel "$kernel" --topology two --name "two-$kernel" \
-	--pcap "$pcap" --ko-a "build/kmod-$kernel/rddp.ko" "${siw[@]}" tests/vm/smoke.sh 2>&1)
-rc=$?
-echo "$out" | grep -v '^vm-two'
-line=$(grep -E '^vm-two-[a-z]+: ' <<<"$out" | tail -1)
-pass=$(sed -E 's/.*: ([0-9]+) passed.*/\1/' <<<"$line")
-fail=$(sed -E 's/.* ([0-9]+) failed.*/\1/' <<<"$line")
-[ -n "$line" ] || { pass=0; fail=1; }
-[ "$rc" -ne 0 ] && [ "$fail" -eq 0 ] && fail=1
-
-n=$((pass + fail))
-for dir in "192.0.2.1 192.0.2.2" "192.0.2.2 192.0.2.1"; do
-	set -- $dir
+pass=0 fail=0 n=0
+check() { # OK? NAME
 	n=$((n + 1))
-	cnt=$(tshark -r "$pcap" -Y "icmp && ip.src==$1 && ip.dst==$2" 2>/dev/null | wc -l)
-	if [ "$cnt" -gt 0 ]; then
+	if [ "$1" = 1 ]; then
 		pass=$((pass + 1))
-		echo "ok $n - pcap has ICMP from $1 to $2 ($cnt packets)"
+		echo "ok $n - $2"
 	else
 		fail=$((fail + 1))
-		echo "not ok $n - pcap has ICMP from $1 to $2 ($pcap)"
+		echo "not ok $n - $2"
 	fi
+}
+run_two() { # NAME TEST RUN-OPTIONS...
+	local name=$1 test=$2 out rc line p f
+	shift 2
+	pcap=build/vm-results/two-$kernel-$name.pcap
+	rm -f "$pcap"
+	out=$(bash tools/vm/run.sh --kernel "$kernel" --topology two --name "two-$kernel-$name" \
+		--pcap "$pcap" "$@" "$test" 2>&1)
+	rc=$?
+	echo "$out" | grep -v '^vm-two' | sed -E "s/^(ok|not ok) [0-9]+ - /\1 - $name: /" |
+		while IFS= read -r l; do
+			case $l in
+			"ok - "*) echo "ok $((++n)) - ${l#ok - }" ;;
+			"not ok - "*) echo "not ok $((++n)) - ${l#not ok - }" ;;
+			*) echo "$l" ;;
+			esac
+		done
+	line=$(grep -E '^vm-two-' <<<"$out" | tail -1)
+	p=$(sed -nE 's/.*: ([0-9]+) passed.*/\1/p' <<<"$line")
+	f=$(sed -nE 's/.* ([0-9]+) failed.*/\1/p' <<<"$line")
+	[ -n "$p" ] || { p=0; f=1; }
+	[ "$rc" -ne 0 ] && [ "$f" -eq 0 ] && f=1
+	pass=$((pass + p)) fail=$((fail + f)) n=$((n + p + f))
+}
+# tshark's verbose decode of $pcap, once per run.
+decode() { tshark -r "$pcap" -V --disable-protocol rpcordma 2>/dev/null >"$pcap.txt"; }
+count() { grep -cE -- "$1" "$pcap.txt"; }
+
+run_two smoke tests/vm/smoke.sh --ko-a "$rddp" "${siw[@]}"
+for dir in "192.0.2.1 192.0.2.2" "192.0.2.2 192.0.2.1"; do
+	set -- $dir
+	c=$(tshark -r "$pcap" -Y "icmp && ip.src==$1 && ip.dst==$2" 2>/dev/null | wc -l)
+	check "$([ "$c" -gt 0 ] && echo 1)" "smoke: pcap has ICMP from $1 to $2 ($c packets)"
 done
+
+wire_checks() { # NAME
+	local fpdus good bad malformed
+	decode
+	fpdus=$(count '^iWARP Direct Data Placement and Remote Direct Memory Access Protocol')
+	good=$(count 'Good CRC32')
+	bad=$(count 'Bad CRC32')
+	malformed=$(tshark -r "$pcap" --disable-protocol rpcordma -Y _ws.malformed 2>/dev/null | wc -l)
+	check "$([ "$fpdus" -gt 1000 ] && echo 1)" "$1: tshark decodes DDP/RDMAP in the pcap ($fpdus FPDUs)"
+	check "$([ "$good" -gt 1000 ] && echo 1)" "$1: CRCs checked good by tshark ($good)"
+	check "$([ "$bad" -eq 0 ] && echo 1)" "$1: no Bad CRC32 ($bad)"
+	check "$([ "$malformed" -eq 0 ] && echo 1)" "$1: no malformed frames ($malformed)"
+}
+
+if [ "$kernel" = stock ]; then
+	run_two interop tests/vm/interop.sh --timeout 900 --ko-a "$rddp" "${siw[@]}"
+	wire_checks interop
+	# CRC off (mpa_crc=0 on rddp, siw's default): FPDUs without CRC.
+	c=$(count 'CRC flag: False')
+	check "$([ "$c" -gt 0 ] && echo 1)" "interop: MPA frames negotiating without CRC ($c)"
+	c=$(tshark -r "$pcap" -Y 'iwarp_mpa.rev == 1 && iwarp_mpa.rep' 2>/dev/null | wc -l)
+	check "$([ "$c" -gt 0 ] && echo 1)" "interop: MPA revision-1 Replies on the wire ($c)"
+fi
+
+run_two markers tests/vm/markers.sh --timeout 900 --ko "$rddp"
+# Wireshark's iwarp_mpa dissector follows a marker stream only from FPDUs
+# that start a TCP segment, and rddp batches FPDUs (MSG_MORE), so it decodes
+# a part of the FPDUs towards guest a (markers) and misreads some payload of
+# the opposite direction as FPDUs with markers; when it reassembles TCP
+# segments on its guess of a length, it reads payload as FPDUs. The checks
+# therefore look at the FPDUs it decodes from single segments towards a:
+# markers validated and stripped, CRC good.
+malformed=$(tshark -r "$pcap" --disable-protocol rpcordma -Y _ws.malformed 2>/dev/null | wc -l)
+check "$([ "$malformed" -eq 0 ] && echo 1)" "markers: no malformed frames ($malformed)"
+to_a() { # FIELD-FILTER: frames towards a matching it
+	tshark -r "$pcap" --disable-protocol rpcordma -Y "ip.dst == 192.0.2.1 && $1" 2>/dev/null | wc -l
+}
+c=$(to_a iwarp_mpa.marker_fpduptr)
+check "$([ "$c" -gt 20 ] && echo 1)" "markers: tshark finds markers in FPDUs towards guest a ($c frames)"
+c=$(to_a iwarp_ddp_rdmap)
+check "$([ "$c" -gt 20 ] && echo 1)" "markers: tshark decodes DDP/RDMAP behind them ($c frames)"
+single=(-Y "ip.dst == 192.0.2.1 && !tcp.segments")
+good=$(tshark -r "$pcap" -V --disable-protocol rpcordma "${single[@]}" 2>/dev/null | grep -c 'Good CRC32')
+bad=$(tshark -r "$pcap" -V --disable-protocol rpcordma "${single[@]}" 2>/dev/null | grep -c 'Bad CRC32')
+check "$([ "$good" -gt 20 ] && [ "$bad" -eq 0 ] && echo 1)" \
+	"markers: CRCs towards guest a good ($good), none bad ($bad)"
+rm -f build/vm-results/two-"$kernel"-*.pcap.txt
+
 echo "vm-two: $pass passed, $fail failed, 0 skipped"
 [ "$fail" -eq 0 ]

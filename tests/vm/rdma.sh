@@ -51,6 +51,11 @@ many_rping() {
 }
 t_run "8 concurrent rping -V connections" many_rping
 
+# Our data-integrity program: Write, Read and Send/Recv of random sizes up
+# to 8 MiB, random SGE lists and unaligned offsets, on 64 QPs at once.
+t_like "data integrity on 64 QPs" ' 0 bad' \
+	timeout 600 /rddp/build/cmake/tests/verbs/rddp_integrity $ip 64 6 1
+
 # perftest over rdma_cm (-R): bandwidth and latency for each operation.
 perf_pair() { # TOOL ARGS...
 	local tool=$1

@@ -1,0 +1,325 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+// Data integrity over rddp through librdmacm: RDMA Write, RDMA Read and
+// Send/Recv with random sizes (0 B to 8 MiB), 1 to max SGEs on both sides,
+// unaligned offsets, on many QPs at once. Both ends run in this process,
+// over the address given (an rddp device's address). Every transfer is
+// checked byte for byte; the last line is TAP-like: `integrity: N ok, N bad`.
+//
+//   rddp_integrity ADDR [QPS] [OPS_PER_QP] [SEED]
+#include <infiniband/verbs.h>
+#include <netdb.h>
+#include <rdma/rdma_cma.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace {
+
+constexpr uint32_t kMaxSize = 8U << 20;  // the largest transfer
+constexpr uint32_t kSmallMax = 1U << 20;  // other QPs: up to 1 MiB
+constexpr uint16_t kPort = 7999;
+
+[[noreturn]] void Die(const std::string& what) {
+  std::fprintf(stderr, "integrity: %s: %s\n", what.c_str(), std::strerror(errno));
+  std::exit(2);
+}
+
+struct MrDeleter {
+  void operator()(ibv_mr* mr) const { ibv_dereg_mr(mr); }
+};
+using MrPtr = std::unique_ptr<ibv_mr, MrDeleter>;
+
+// One registered buffer with slack for unaligned offsets.
+struct Buffer {
+  std::vector<uint8_t> mem;
+  MrPtr mr;
+  Buffer(ibv_pd* pd, size_t size) : mem(size + 8192) {
+    mr.reset(ibv_reg_mr(pd, mem.data(), mem.size(),
+                        IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
+                            IBV_ACCESS_REMOTE_READ));
+    if (!mr) Die("ibv_reg_mr");
+  }
+  uint8_t* at(size_t off) { return mem.data() + off; }
+};
+
+rdma_cm_event* Expect(rdma_event_channel* ch, rdma_cm_event_type type) {
+  rdma_cm_event* ev = nullptr;
+  if (rdma_get_cm_event(ch, &ev)) Die("rdma_get_cm_event");
+  if (ev->event != type) {
+    std::fprintf(stderr, "integrity: expected %s, got %s (status %d)\n", rdma_event_str(type),
+                 rdma_event_str(ev->event), ev->status);
+    std::exit(2);
+  }
+  return ev;
+}
+
+// One connected pair: client side c, server side s.
+struct Pair {
+  int index = 0;
+  uint32_t max_size = kSmallMax;
+  rdma_cm_id* c = nullptr;
+  rdma_cm_id* s = nullptr;
+  ibv_cq* ccq = nullptr;
+  ibv_cq* scq = nullptr;
+  std::unique_ptr<Buffer> cbuf, sbuf;
+};
+
+ibv_qp_init_attr QpAttr(ibv_cq* cq, const ibv_device_attr& da) {
+  ibv_qp_init_attr a{};
+  a.send_cq = cq;
+  a.recv_cq = cq;
+  a.qp_type = IBV_QPT_RC;
+  a.cap.max_send_wr = 8;
+  a.cap.max_recv_wr = 8;
+  a.cap.max_send_sge = static_cast<uint32_t>(da.max_sge);
+  a.cap.max_recv_sge = static_cast<uint32_t>(da.max_sge);
+  return a;
+}
+
+bool Poll(ibv_cq* cq, ibv_wc* wc) {
+  auto end = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+  for (;;) {
+    int n = ibv_poll_cq(cq, 1, wc);
+    if (n < 0) return false;
+    if (n == 1) return true;
+    if (std::chrono::steady_clock::now() > end) return false;
+    std::this_thread::yield();
+  }
+}
+
+struct Stats {
+  std::atomic<uint64_t> ok{0}, bad{0}, bytes{0};
+};
+
+// Split [off, off + len) of @buf into n SGEs of random lengths.
+std::vector<ibv_sge> Split(std::mt19937_64& rng, Buffer& buf, size_t off, uint32_t len, int n) {
+  std::vector<uint32_t> cuts{0, len};
+  for (int i = 1; i < n; i++) cuts.push_back(len ? static_cast<uint32_t>(rng() % (len + 1)) : 0);
+  std::sort(cuts.begin(), cuts.end());
+  std::vector<ibv_sge> sges;
+  for (size_t i = 0; i + 1 < cuts.size(); i++) {
+    ibv_sge sg{};
+    sg.addr = reinterpret_cast<uintptr_t>(buf.at(off + cuts[i]));
+    sg.length = cuts[i + 1] - cuts[i];
+    sg.lkey = buf.mr->lkey;
+    sges.push_back(sg);
+  }
+  return sges;
+}
+
+void Fill(std::mt19937_64& rng, uint8_t* p, size_t n) {
+  for (size_t i = 0; i < n; i++) p[i] = static_cast<uint8_t>(rng());
+}
+
+// Log-uniform sizes with zero, tiny and the largest size included.
+uint32_t PickSize(std::mt19937_64& rng, uint32_t max) {
+  switch (rng() % 8) {
+    case 0:
+      return 0;
+    case 1:
+      return 1 + static_cast<uint32_t>(rng() % 64);
+    default: {
+      double e = std::uniform_real_distribution<double>(0, std::log2(double(max)))(rng);
+      return std::min(max, static_cast<uint32_t>(std::exp2(e)));
+    }
+  }
+}
+
+bool RunOp(Pair& p, std::mt19937_64& rng, int op, uint32_t len, int max_sge, Stats& st) {
+  size_t coff = rng() % 4096 + 1, soff = rng() % 4096 + 3;  // unaligned
+  ibv_send_wr wr{}, *bad = nullptr;
+  ibv_recv_wr rwr{}, *rbad = nullptr;
+  ibv_wc wc{};
+  std::vector<ibv_sge> csg, ssg;
+  uint8_t* src = nullptr;
+  uint8_t* dst = nullptr;
+  const char* name = "";
+
+  switch (op) {
+    case 0:  // RDMA Write: client -> server, then a Send to know it is placed
+      name = "write";
+      Fill(rng, p.cbuf->at(coff), len);
+      csg = Split(rng, *p.cbuf, coff, len, 1 + static_cast<int>(rng() % max_sge));
+      wr.opcode = IBV_WR_RDMA_WRITE;
+      wr.wr.rdma.remote_addr = reinterpret_cast<uintptr_t>(p.sbuf->at(soff));
+      wr.wr.rdma.rkey = p.sbuf->mr->rkey;
+      src = p.cbuf->at(coff);
+      dst = p.sbuf->at(soff);
+      break;
+    case 1:  // RDMA Read: server memory -> client (one SGE: max_sge_rd)
+      name = "read";
+      Fill(rng, p.sbuf->at(soff), len);
+      csg = Split(rng, *p.cbuf, coff, len, 1);
+      wr.opcode = IBV_WR_RDMA_READ;
+      wr.wr.rdma.remote_addr = reinterpret_cast<uintptr_t>(p.sbuf->at(soff));
+      wr.wr.rdma.rkey = p.sbuf->mr->rkey;
+      src = p.sbuf->at(soff);
+      dst = p.cbuf->at(coff);
+      break;
+    default:  // Send into a receive of several SGEs
+      name = "send";
+      Fill(rng, p.cbuf->at(coff), len);
+      csg = Split(rng, *p.cbuf, coff, len, 1 + static_cast<int>(rng() % max_sge));
+      ssg = Split(rng, *p.sbuf, soff, len, 1 + static_cast<int>(rng() % max_sge));
+      rwr.sg_list = ssg.data();
+      rwr.num_sge = static_cast<int>(ssg.size());
+      if ((errno = ibv_post_recv(p.s->qp, &rwr, &rbad))) Die("ibv_post_recv");
+      wr.opcode = IBV_WR_SEND;
+      src = p.cbuf->at(coff);
+      dst = p.sbuf->at(soff);
+      break;
+  }
+  wr.sg_list = csg.data();
+  wr.num_sge = static_cast<int>(csg.size());
+  wr.send_flags = IBV_SEND_SIGNALED;
+  ibv_sge note_sge{};
+  if (op == 0) {
+    // libsiw refuses a receive without SGEs: one empty SGE.
+    rwr = {};
+    note_sge.lkey = p.sbuf->mr->lkey;
+    note_sge.addr = reinterpret_cast<uintptr_t>(p.sbuf->at(0));
+    rwr.sg_list = &note_sge;
+    rwr.num_sge = 1;
+    if ((errno = ibv_post_recv(p.s->qp, &rwr, &rbad))) Die("ibv_post_recv (write note)");
+  }
+  if ((errno = ibv_post_send(p.c->qp, &wr, &bad))) Die("ibv_post_send");
+  bool good = Poll(p.ccq, &wc) && wc.status == IBV_WC_SUCCESS;
+  if (good && op == 0) {
+    ibv_send_wr note{}, *nbad = nullptr;
+    note.opcode = IBV_WR_SEND;
+    note.send_flags = IBV_SEND_SIGNALED;
+    if (ibv_post_send(p.c->qp, &note, &nbad)) Die("ibv_post_send");
+    good = Poll(p.ccq, &wc) && wc.status == IBV_WC_SUCCESS;
+  }
+  if (good && op != 1) {
+    good = Poll(p.scq, &wc) && wc.status == IBV_WC_SUCCESS;
+    if (good && op == 2 && wc.byte_len != len) good = false;
+  }
+  if (good) good = std::memcmp(src, dst, len) == 0;
+  if (!good) {
+    std::printf("not ok - QP pair %d: %s of %u bytes in %zu SGEs (status %s)\n", p.index, name,
+                len, csg.size(), ibv_wc_status_str(wc.status));
+    st.bad++;
+    return false;
+  }
+  st.ok++;
+  st.bytes += len;
+  return true;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2) {
+    std::fprintf(stderr, "usage: %s ADDR [QPS] [OPS_PER_QP] [SEED]\n", argv[0]);
+    return 64;
+  }
+  const int nqp = argc > 2 ? std::atoi(argv[2]) : 64;
+  const int ops = argc > 3 ? std::atoi(argv[3]) : 6;
+  const uint64_t seed = argc > 4 ? std::strtoull(argv[4], nullptr, 0) : 1;
+
+  addrinfo hints{}, *ai = nullptr;
+  hints.ai_family = AF_INET;
+  std::string port = std::to_string(kPort);
+  if (getaddrinfo(argv[1], port.c_str(), &hints, &ai)) Die("getaddrinfo");
+
+  rdma_event_channel* sch = rdma_create_event_channel();
+  rdma_event_channel* cch = rdma_create_event_channel();
+  if (!sch || !cch) Die("rdma_create_event_channel");
+  rdma_cm_id* listener = nullptr;
+  if (rdma_create_id(sch, &listener, nullptr, RDMA_PS_TCP)) Die("rdma_create_id");
+  if (rdma_bind_addr(listener, ai->ai_addr)) Die("rdma_bind_addr");
+  if (rdma_listen(listener, nqp)) Die("rdma_listen");
+
+  ibv_pd* pd = nullptr;
+  ibv_device_attr da{};
+  std::vector<Pair> pairs(static_cast<size_t>(nqp));
+  for (int i = 0; i < nqp; i++) {
+    Pair& p = pairs[static_cast<size_t>(i)];
+    p.index = i;
+    p.max_size = i == 0 ? kMaxSize : kSmallMax;
+    if (rdma_create_id(cch, &p.c, nullptr, RDMA_PS_TCP)) Die("rdma_create_id");
+    if (rdma_resolve_addr(p.c, nullptr, ai->ai_addr, 5000)) Die("rdma_resolve_addr");
+    rdma_ack_cm_event(Expect(cch, RDMA_CM_EVENT_ADDR_RESOLVED));
+    if (rdma_resolve_route(p.c, 5000)) Die("rdma_resolve_route");
+    rdma_ack_cm_event(Expect(cch, RDMA_CM_EVENT_ROUTE_RESOLVED));
+    if (!pd) {
+      pd = ibv_alloc_pd(p.c->verbs);
+      if (!pd || ibv_query_device(p.c->verbs, &da)) Die("ibv_alloc_pd/query_device");
+    }
+    p.ccq = ibv_create_cq(p.c->verbs, 16, nullptr, nullptr, 0);
+    p.scq = ibv_create_cq(p.c->verbs, 16, nullptr, nullptr, 0);
+    if (!p.ccq || !p.scq) Die("ibv_create_cq");
+    ibv_qp_init_attr ca = QpAttr(p.ccq, da);
+    if (rdma_create_qp(p.c, pd, &ca)) Die("rdma_create_qp (client)");
+    p.cbuf = std::make_unique<Buffer>(pd, p.max_size);
+    p.sbuf = std::make_unique<Buffer>(pd, p.max_size);
+
+    rdma_conn_param cp{};
+    cp.initiator_depth = 1;
+    cp.responder_resources = 1;
+    if (rdma_connect(p.c, &cp)) Die("rdma_connect");
+    rdma_cm_event* req = Expect(sch, RDMA_CM_EVENT_CONNECT_REQUEST);
+    p.s = req->id;
+    rdma_ack_cm_event(req);
+    ibv_qp_init_attr sa = QpAttr(p.scq, da);
+    if (rdma_create_qp(p.s, pd, &sa)) Die("rdma_create_qp (server)");
+    if (rdma_accept(p.s, &cp)) Die("rdma_accept");
+    rdma_ack_cm_event(Expect(sch, RDMA_CM_EVENT_ESTABLISHED));
+    rdma_ack_cm_event(Expect(cch, RDMA_CM_EVENT_ESTABLISHED));
+  }
+  std::printf("# %d QP pairs connected (max SGEs %d)\n", nqp, da.max_sge);
+
+  Stats st;
+  std::vector<std::thread> threads;
+  for (auto& p : pairs) {
+    threads.emplace_back([&p, &st, ops, seed, &da] {
+      std::mt19937_64 rng(seed * 1000003 + static_cast<uint64_t>(p.index));
+      // Pair 0 moves the largest size once with each operation.
+      if (p.index == 0)
+        for (int op = 0; op < 3; op++)
+          if (!RunOp(p, rng, op, kMaxSize, da.max_sge, st)) return;
+      for (int k = 0; k < ops; k++)
+        if (!RunOp(p, rng, static_cast<int>(rng() % 3), PickSize(rng, p.max_size), da.max_sge,
+                   st))
+          return;
+    });
+  }
+  for (auto& t : threads) t.join();
+
+  for (auto& p : pairs) {
+    rdma_disconnect(p.c);
+    rdma_ack_cm_event(Expect(cch, RDMA_CM_EVENT_DISCONNECTED));
+    rdma_ack_cm_event(Expect(sch, RDMA_CM_EVENT_DISCONNECTED));
+    rdma_destroy_qp(p.c);
+    rdma_destroy_qp(p.s);
+    p.cbuf.reset();
+    p.sbuf.reset();
+    ibv_destroy_cq(p.ccq);
+    ibv_destroy_cq(p.scq);
+    rdma_destroy_id(p.c);
+    rdma_destroy_id(p.s);
+  }
+  ibv_dealloc_pd(pd);
+  rdma_destroy_id(listener);
+  rdma_destroy_event_channel(cch);
+  rdma_destroy_event_channel(sch);
+  freeaddrinfo(ai);
+  std::printf("integrity: %llu ok, %llu bad, %llu bytes verified\n",
+              static_cast<unsigned long long>(st.ok.load()),
+              static_cast<unsigned long long>(st.bad.load()),
+              static_cast<unsigned long long>(st.bytes.load()));
+  return st.bad.load() || st.ok.load() == 0 ? 1 : 0;
+}

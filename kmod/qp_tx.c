@@ -287,6 +287,17 @@ static int rddp_tx_build(struct rddp_stream *s)
 						  RDDP_DDP_UNTAGGED_HDR_LEN;
 	seg = rddp_ddp_seg_len(s->tx_len, s->tx_off, s->mulpdu, hdr_len);
 	got = rddp_sg_spans(&s->tx_sg, seg, frags, RDDP_FPDU_MAX_FRAGS, &nr);
+	if (got && got <= RDDP_TX_BOUNCE) {
+		u32 i, at = 0;
+
+		for (i = 0; i < nr; i++) {
+			memcpy(s->tx_bounce + at, frags[i].base, frags[i].len);
+			at += frags[i].len;
+		}
+		frags[0].base = s->tx_bounce;
+		frags[0].len = got;
+		nr = 1;
+	}
 	h.last = s->tx_off + got == s->tx_len;
 	hdr_len = rddp_hdr_build(&h, hdr);
 	if (rddp_fpdu_build_sg(&s->tx_mpa, s->tx_fpdu, hdr, hdr_len, frags,

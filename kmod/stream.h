@@ -37,6 +37,14 @@
 
 struct rddp_cep;
 
+/*
+ * Segments with at most this much payload are copied into the stream before
+ * their CRC is computed, so the CRC always matches the bytes sent even when
+ * the application rewrites the buffer while the WQE is outstanding (perftest
+ * sends and receives its handshake through one buffer).
+ */
+#define RDDP_TX_BOUNCE	1024
+
 /* A Read Request we sent (ORQ) or received (IRQ). */
 struct rddp_read {
 	struct rddp_read_req req;
@@ -112,6 +120,8 @@ struct rddp_stream {
 	bool tx_started;	/* the job's first FPDU was built */
 	/* a Read Request's payload, referenced by tx_fpdu until written */
 	u8 tx_rreq[RDDP_RDMAP_RREQ_LEN];
+	/* small payloads, copied before the CRC is computed (qp_tx.c) */
+	u8 tx_bounce[RDDP_TX_BOUNCE];
 	u32 tx_fpdu_sent;	/* its bytes already in the socket */
 	bool tx_fpdu_last;	/* it ends the message */
 	bool tx_fpdu_pending;	/* built and not yet fully written */

@@ -1,7 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # What `make demo` shows inside the guest: an rddp device created the way a
-# user creates one, and what the standard tools say about it.
+# user creates one, what the standard tools say about it, and RDMA traffic
+# between two rddp endpoints (rping and perftest over rdma_cm), summed up in
+# a short table.
 set -u
 . "$(dirname "$0")/lib.sh"
 
@@ -14,5 +16,38 @@ show rdma dev show rddp0
 show ibv_devices
 show ibv_devinfo -d rddp0
 t_like "rddp0 is an active iWARP port" 'state:[[:space:]]+PORT_ACTIVE' ibv_devinfo -d rddp0
+
+ip=198.51.100.1
+echo
+echo "# rping: 10 round trips of 4 KiB, data verified (-V)"
+rping -s -a $ip -C 10 -S 4096 -V >/tmp/rping-s.log 2>&1 &
+sleep 1
+rping -c -a $ip -C 10 -S 4096 -V -v >/tmp/rping-c.log 2>&1
+wait
+pings=$(grep -c '^ping data: ' /tmp/rping-c.log)
+head -3 /tmp/rping-c.log | cut -c1-72
+t_like "rping: 10 verified round trips" '^10$' echo "$pings"
+
+perf_row() { # TOOL ARGS: the client's last table row
+	timeout 120 "$@" -R -d rddp0 -F >/dev/null 2>&1 &
+	sleep 2
+	timeout 120 "$@" -R -d rddp0 -F $ip 2>/dev/null | awk '$1 ~ /^[0-9]+$/ && NF >= 4 { r = $0 } END { print r }'
+	wait
+}
+# perftest's handshake can race on iWARP (see rdma.sh): one more try.
+perf() { local r; r=$(perf_row "$@"); [ -n "$r" ] || r=$(perf_row "$@"); echo "$r"; }
+echo
+echo "# perftest over rdma_cm, rddp0 <-> rddp0 (one guest, software emulation)"
+wbw=$(perf ib_write_bw -s 65536 -n 200)
+rbw=$(perf ib_read_bw -s 65536 -n 200)
+sbw=$(perf ib_send_bw -s 65536 -n 200)
+wlat=$(perf ib_write_lat -s 64 -n 200)
+printf '%-14s %-10s %s\n' test size "result (perftest's average column)"
+printf '%-14s %-10s %s MB/s\n' ib_write_bw 64KiB "$(awk '{print $4}' <<<"$wbw")"
+printf '%-14s %-10s %s MB/s\n' ib_read_bw 64KiB "$(awk '{print $4}' <<<"$rbw")"
+printf '%-14s %-10s %s MB/s\n' ib_send_bw 64KiB "$(awk '{print $4}' <<<"$sbw")"
+printf '%-14s %-10s %s usec (typical)\n' ib_write_lat 64B "$(awk '{print $5}' <<<"$wlat")"
+t_like "perftest ran (ib_write_bw has a result)" '^ *65536 ' echo "$wbw"
+
 show rdma link delete rddp0
 show rmmod rddp

@@ -461,14 +461,14 @@ static int rddp_cep_go_rts(struct rddp_cep *cep,
 	s = rddp_stream_alloc(qp, p);
 	if (!s)
 		return -ENOMEM;
-	/* RFC 6581 §9.1.1: the initiator's RTR goes first; the responder
+	/*
+	 * RFC 6581 §9.1.1: the initiator's RTR goes first; the responder
 	 * sends nothing before it has received it.
 	 */
 	if (p->rtr && cep->active)
 		s->tx_rtr_pending = true;
-	if (p->rtr && !cep->active) {
+	if (p->rtr && !cep->active)
 		s->rx_rtr_pending = true;
-	}
 	sock = rddp_cep_sock_detach(cep);
 	ret = rddp_qp_connected(qp, s, sock, cep);
 	if (ret) {

@@ -340,9 +340,9 @@ static int rddp_rx_actor(read_descriptor_t *desc, struct sk_buff *skb,
 	skb_abort_seq_read(&st);
 	if (ret != RDDP_MPA_OK && ret != RDDP_MPA_ERR_ABORTED) {
 		/* Framing, marker or CRC error (RFC 5044 §8) */
-		pr_info_ratelimited("rddp: QP %u: %s at stream offset %u (ULPDU length %u, last header opcode %u)\n",
-			s->qp->base.qp_num, rddp_mpa_err_names[ret],
-			s->rx_mpa.pos, s->rx_mpa.ulpdu_len, s->rx_hdr.opcode);
+		pr_info_ratelimited("rddp: QP %u: %s at stream offset %u (ULPDU length %u)\n",
+				    s->qp->base.qp_num, rddp_mpa_err_names[ret],
+				    s->rx_mpa.pos, s->rx_mpa.ulpdu_len);
 		rddp_sg_release(&s->rx_sg);
 		rddp_stream_error(s, rddp_mpa_rx_err(ret), NULL, 0, 0, NULL);
 	}

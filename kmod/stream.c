@@ -147,7 +147,7 @@ void rddp_stream_error(struct rddp_stream *s, enum rddp_err err,
 		s->term_hdr_len = hdr_len;
 	}
 	s->term_seg_len = (u16)min_t(u32, seg_len, U16_MAX);
-	s->term_rreq = rreq != NULL;
+	s->term_rreq = !!rreq;
 	if (rreq)
 		memcpy(s->term_rreq_hdr, rreq, RDDP_RDMAP_RREQ_LEN);
 	if (err != RDDP_ERR_NONE && err != RDDP_ERR_LLP_CLOSED)

@@ -65,8 +65,8 @@ struct rddp_stream_params {
 	bool crc;		/* both directions (RFC 5044 §7.1.1 C bit) */
 	bool markers_tx;	/* the peer asked for markers */
 	bool markers_rx;	/* we asked for markers */
-	u8 rtr;			/* RDDP_MPA_RTR_* we send (initiator) or await
-				 * (responder); 0: none */
+	/* RDDP_MPA_RTR_* we send (initiator) or await (responder); 0: none */
+	u8 rtr;
 	u16 ird;		/* inbound Read Requests we accept */
 	u16 ord;		/* outbound Read Requests in flight */
 };

@@ -27,7 +27,7 @@
 
 namespace {
 
-constexpr uint32_t kMaxSize = 8U << 20;  // the largest transfer
+constexpr uint32_t kMaxSize = 8U << 20;   // the largest transfer
 constexpr uint32_t kSmallMax = 1U << 20;  // other QPs: up to 1 MiB
 constexpr uint16_t kPort = 7999;
 
@@ -47,8 +47,7 @@ struct Buffer {
   MrPtr mr;
   Buffer(ibv_pd* pd, size_t size) : mem(size + 8192) {
     mr.reset(ibv_reg_mr(pd, mem.data(), mem.size(),
-                        IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
-                            IBV_ACCESS_REMOTE_READ));
+                        IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ));
     if (!mr) Die("ibv_reg_mr");
   }
   uint8_t* at(size_t off) { return mem.data() + off; }
@@ -209,8 +208,8 @@ bool RunOp(Pair& p, std::mt19937_64& rng, int op, uint32_t len, int max_sge, Sta
   }
   if (good) good = std::memcmp(src, dst, len) == 0;
   if (!good) {
-    std::printf("not ok - QP pair %d: %s of %u bytes in %zu SGEs (status %s)\n", p.index, name,
-                len, csg.size(), ibv_wc_status_str(wc.status));
+    std::printf("not ok - QP pair %d: %s of %u bytes in %zu SGEs (status %s)\n", p.index, name, len,
+                csg.size(), ibv_wc_status_str(wc.status));
     st.bad++;
     return false;
   }
@@ -292,8 +291,7 @@ int main(int argc, char** argv) {
         for (int op = 0; op < 3; op++)
           if (!RunOp(p, rng, op, kMaxSize, da.max_sge, st)) return;
       for (int k = 0; k < ops; k++)
-        if (!RunOp(p, rng, static_cast<int>(rng() % 3), PickSize(rng, p.max_size), da.max_sge,
-                   st))
+        if (!RunOp(p, rng, static_cast<int>(rng() % 3), PickSize(rng, p.max_size), da.max_sge, st))
           return;
     });
   }

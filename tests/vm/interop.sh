@@ -7,8 +7,7 @@
 set -u
 . "$(dirname "$0")/lib.sh"
 
-me=$RDDP_LOCAL_IP peer=$RDDP_PEER_IP
-if [ "$RDDP_ROLE" = a ]; then dev=rddp0; else dev=siw0; fi
+if [ "$RDDP_ROLE" = a ]; then RDDP_DEV=rddp0; else RDDP_DEV=siw0; fi
 
 load() { # module parameters for rddp
 	if [ "$RDDP_ROLE" = a ]; then
@@ -25,35 +24,12 @@ unload() {
 # rddp's parameters change; siw keeps its defaults.
 reload() { [ "$RDDP_ROLE" = a ] || return 0; unload && load "$@"; }
 
-rping_server() { timeout 120 rping -s -a "$me" -C "$1" -S "$2" -V; }
-# rping exits 0 even when its connection fails: count the pings.
-rping_client() {
-	sleep 2
-	timeout 120 rping -c -a "$peer" -C "$1" -S "$2" -V -v >/tmp/rping-c.log 2>&1
-	local rc=$?
-	cat /tmp/rping-c.log
-	[ "$rc" -eq 0 ] && [ "$(grep -c '^ping data: ' /tmp/rping-c.log)" -eq "$1" ]
-}
 # A connection the server side refuses: the client fails cleanly in time.
 perf_client_refused() { ! perf_client "$@"; }
-perf_server_refused() { timeout 30 "$@" -R -d "$dev" -F; true; }
-perf_server() { timeout 120 "$@" -R -d "$dev" -F; }
-perf_client() { sleep 2; timeout 120 "$@" -R -d "$dev" -F "$peer"; }
-
-# One exchange: the server side in guest $1, the client in the other.
-both() { # SERVER-ROLE NAME SERVER-FN CLIENT-FN ARGS...
-	local srole=$1 name=$2 sfn=$3 cfn=$4
-	shift 4
-	if [ "$RDDP_ROLE" = "$srole" ]; then
-		t_run "$name (server, $dev)" "$sfn" "$@"
-	else
-		t_run "$name (client, $dev)" "$cfn" "$@"
-	fi
-	t_barrier "$name" 180
-}
+perf_server_refused() { timeout 30 "$@" -R -d "$RDDP_DEV" -F; true; }
 
 t_barrier up
-t_run "load ${dev%0}" load
+t_run "load ${RDDP_DEV%0}" load
 t_barrier loaded
 for size in 64 4096 65000; do
 	both a "rping rddp-server ${size}B" rping_server rping_client 10 "$size"

@@ -96,3 +96,29 @@ setup_dummy() {
 		ip link set dummy0 up &&
 		ip addr add 198.51.100.1/24 dev dummy0
 }
+
+# Two-VM exchanges (interop.sh, markers.sh): the server runs in one guest,
+# the client in the other, over the device $RDDP_DEV. rping exits 0 even
+# when its connection fails, so the client counts its pings.
+rping_server() { timeout 120 rping -s -a "$RDDP_LOCAL_IP" -C "$1" -S "$2" -V; }
+rping_client() {
+	sleep 2
+	timeout 120 rping -c -a "$RDDP_PEER_IP" -C "$1" -S "$2" -V -v >/tmp/rping-c.log 2>&1
+	local rc=$?
+	cat /tmp/rping-c.log
+	[ "$rc" -eq 0 ] && [ "$(grep -c '^ping data: ' /tmp/rping-c.log)" -eq "$1" ]
+}
+perf_server() { timeout 120 "$@" -R -d "$RDDP_DEV" -F; }
+perf_client() { sleep 2; timeout 120 "$@" -R -d "$RDDP_DEV" -F "$RDDP_PEER_IP"; }
+# both SERVER-ROLE NAME SERVER-FN CLIENT-FN ARGS...: one exchange, then a
+# barrier so that both guests start the next one together.
+both() {
+	local srole=$1 name=$2 sfn=$3 cfn=$4
+	shift 4
+	if [ "$RDDP_ROLE" = "$srole" ]; then
+		t_run "$name (server, $RDDP_DEV)" "$sfn" "$@"
+	else
+		t_run "$name (client, $RDDP_DEV)" "$cfn" "$@"
+	fi
+	t_barrier "$name" 180
+}

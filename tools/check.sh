@@ -85,14 +85,16 @@ vm() { # KERNEL TEST...
 	{ make -s "kmod-$kernel" && make -s userspace; } >"$logdir/build-for-vm-$kernel.log" 2>&1 ||
 		{ tail -30 "$logdir/build-for-vm-$kernel.log"; rddp_die "build for $kernel VM tests failed"; }
 	for t in "$@"; do
+		# rdma.sh needs ~7 min on the debug kernel under TCG.
 		suite "vm-$kernel-$(basename "$t" .sh)" bash tools/vm/run.sh --kernel "$kernel" \
-			--name "$kernel-$(basename "$t" .sh)" --ko "build/kmod-$kernel/rddp.ko" "$t"
+			--timeout 1200 --name "$kernel-$(basename "$t" .sh)" \
+			--ko "build/kmod-$kernel/rddp.ko" "$t"
 	done
 }
-vm stock tests/vm/link.sh tests/vm/verbs.sh tests/vm/rdma.sh
+vm stock tests/vm/link.sh tests/vm/verbs.sh tests/vm/rdma.sh tests/vm/cm.sh
 # Two guests, rddp in one and upstream siw in the other, with a pcap.
 suite vm-stock-two bash tools/vm/two-vm-check.sh stock
-vm debug tests/vm/kunit.sh tests/vm/link.sh tests/vm/verbs.sh tests/vm/rdma.sh
+vm debug tests/vm/kunit.sh tests/vm/link.sh tests/vm/verbs.sh tests/vm/rdma.sh tests/vm/cm.sh
 
 echo
 echo "== summary ($(((SECONDS - start) / 60)) min $(((SECONDS - start) % 60)) s)"

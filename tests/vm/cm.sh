@@ -1,0 +1,81 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Connection setup against peers that misbehave (RFC 5044 §7.1): a bad MPA
+# Request, a peer that never sends its Request, a responder that never
+# replies, a connection refused, a reject with private data; every case ends
+# with a clear error in bounded time, nothing leaked, no kernel warning.
+set -u
+. "$(dirname "$0")/lib.sh"
+
+ip=198.51.100.1
+t_run "modprobe rddp" modprobe rddp
+setup_dummy
+t_run "rdma link add rddp0" rdma link add rddp0 type rddp netdev dummy0
+rping -s -a $ip -p 7174 -C 1 -V >/tmp/rping-s.log 2>&1 &
+spid=$!
+sleep 1
+
+# A TCP peer that sends garbage instead of an MPA Request: rddp closes the
+# connection (EOF, or a reset as unread bytes remain) and says why in the
+# kernel log.
+bad_request() {
+	exec 3<>/dev/tcp/$ip/7174 || return 1
+	printf 'GET / HTTP/1.0\r\n\r\nthis is not an MPA Request frame' >&3
+	timeout 15 cat <&3 >/dev/null
+	local rc=$?
+	exec 3<&-
+	[ "$rc" -ne 124 ]	# cat ended before the timeout: closed
+}
+t_run "a bad MPA Request is answered by closing the connection" bad_request
+t_like "the kernel log names the bad frame" 'bad MPA Request: ' dmesg
+
+# A TCP peer that connects and never sends its Request: closed after the
+# MPA timeout (10 s).
+silent_peer() {
+	exec 3<>/dev/tcp/$ip/7174 || return 1
+	local t0=$SECONDS
+	timeout 30 cat <&3 >/dev/null
+	local rc=$? dt=$((SECONDS - t0))
+	exec 3<&-
+	echo "closed after ${dt}s"
+	[ "$rc" -eq 0 ] && [ "$dt" -ge 8 ] && [ "$dt" -le 25 ]
+}
+t_run "a peer that never sends its Request is dropped after the MPA timeout" silent_peer
+
+# The server still works after both.
+t_like "rping after the misbehaving peers" '^ping data: ' \
+	timeout 60 rping -c -a $ip -p 7174 -C 1 -V -v
+wait "$spid"
+
+# A responder that accepts TCP but never sends the MPA Reply: the client's
+# rdma_connect fails after the MPA timeout instead of hanging.
+busybox nc -l -p 7200 >/dev/null 2>&1 &
+ncpid=$!
+sleep 1
+mute_responder() {
+	local t0=$SECONDS out
+	out=$(timeout 60 rping -c -a $ip -p 7200 -C 1 -v 2>&1)
+	echo "$out"
+	echo "failed after $((SECONDS - t0))s"
+	! grep -q '^ping data' <<<"$out" && [ $((SECONDS - t0)) -le 40 ] &&
+		grep -Eq '(UNREACHABLE|CONNECT_ERROR|REJECTED|error)' <<<"$out"
+}
+t_run "no MPA Reply: the connect fails in bounded time, with a CM error" mute_responder
+kill "$ncpid" 2>/dev/null
+wait "$ncpid" 2>/dev/null
+
+# Nobody listening: refused.
+t_like "connect to a port without listener is refused" '(REJECTED|error)' \
+	sh -c "timeout 30 rping -c -a $ip -p 7300 -C 1 -v 2>&1; true"
+
+# IPv6: a specific-address listen and connect.
+ip -6 addr add 2001:db8::1/64 dev dummy0 nodad
+rping -s -a 2001:db8::1 -C 3 -V >/tmp/rping6-s.log 2>&1 &
+sleep 1
+t_like "rping -V over IPv6" '^ping data: ' timeout 60 rping -c -a 2001:db8::1 -C 3 -V -v
+wait
+
+t_like "no QP left" '^$' sh -c 'rdma res show qp | grep -v "^$" || true'
+t_like "no cm_id left" '^$' sh -c 'rdma res show cm_id | grep -v "^$" || true'
+t_run "rdma link delete" rdma link delete rddp0
+t_run "rmmod rddp" rmmod rddp

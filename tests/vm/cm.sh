@@ -11,9 +11,18 @@ ip=198.51.100.1
 t_run "modprobe rddp" modprobe rddp
 setup_dummy
 t_run "rdma link add rddp0" rdma link add rddp0 type rddp netdev dummy0
+# wait_listen PORT: until an rdma_cm listener on PORT exists (30 s).
+wait_listen() {
+	local i
+	for ((i = 0; i < 300; i++)); do
+		rdma res show cm_id 2>/dev/null | grep LISTEN | grep -q ":$1 " && return 0
+		sleep 0.1
+	done
+	return 1
+}
 rping -s -a $ip -p 7174 -C 1 -V >/tmp/rping-s.log 2>&1 &
 spid=$!
-sleep 1
+t_run "rping server listening" wait_listen 7174
 
 # A TCP peer that sends garbage instead of an MPA Request: rddp closes the
 # connection (EOF, or a reset as unread bytes remain) and says why in the

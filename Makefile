@@ -69,6 +69,7 @@ bench-core:
 	@bash tools/bench-core.sh
 
 bench: bench-core
+	@bash tools/bench.sh
 
 coverage:
 	@bash tools/coverage.sh

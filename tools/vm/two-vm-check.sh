@@ -4,7 +4,7 @@
 #   smoke    the harness itself: both guests up, ICMP both ways;
 #   interop  rddp (guest a) with upstream siw (guest b), which never share a
 #            kernel: rping -V and perftest both ways, CRC on and off, MPA
-#            revision 1 (tests/vm/interop.sh);
+#            revision 1 (tests/vm/interop.sh; Debian's kernel only);
 #   markers  rddp in both guests, markers required by guest a
 #            (tests/vm/markers.sh).
 # tshark decodes MPA/DDP/RDMAP (rpcordma disabled: its heuristic misreads
@@ -81,21 +81,28 @@ wire_checks() { # NAME
 	check "$([ "$malformed" -eq 0 ] && echo 1)" "$1: no malformed frames ($malformed)"
 }
 
-run_two interop tests/vm/interop.sh --timeout 900 --ko-a "$rddp" "${siw[@]}"
-wire_checks interop
-# CRC off (mpa_crc=0 on rddp, siw's default): FPDUs without CRC.
-c=$(count 'CRC flag: False')
-check "$([ "$c" -gt 0 ] && echo 1)" "interop: MPA frames negotiating without CRC ($c)"
-c=$(tshark -r "$pcap" -Y 'iwarp_mpa.rev == 1 && iwarp_mpa.rep' 2>/dev/null | wc -l)
-check "$([ "$c" -gt 0 ] && echo 1)" "interop: MPA revision-1 Replies on the wire ($c)"
+# Interop on Debian's kernel only: 6.1's siw itself triggers a lockdep
+# report on the debug kernel (siw_qp_llp_data_ready takes sk_callback_lock
+# with softirqs enabled), which would fail the siw guest's kernel-log check.
+if [ "$kernel" = stock ]; then
+	run_two interop tests/vm/interop.sh --timeout 900 --ko-a "$rddp" "${siw[@]}"
+	wire_checks interop
+	# CRC off (mpa_crc=0 on rddp, siw's default): FPDUs without CRC.
+	c=$(count 'CRC flag: False')
+	check "$([ "$c" -gt 0 ] && echo 1)" "interop: MPA frames negotiating without CRC ($c)"
+	c=$(tshark -r "$pcap" -Y 'iwarp_mpa.rev == 1 && iwarp_mpa.rep' 2>/dev/null | wc -l)
+	check "$([ "$c" -gt 0 ] && echo 1)" "interop: MPA revision-1 Replies on the wire ($c)"
+fi
 
 run_two markers tests/vm/markers.sh --timeout 900 --ko "$rddp"
 # Wireshark's iwarp_mpa dissector follows a marker stream only from FPDUs
 # that start a TCP segment, and rddp batches FPDUs (MSG_MORE), so it decodes
 # a part of the FPDUs towards guest a (markers) and misreads some payload of
 # the opposite direction as FPDUs with markers; when it reassembles TCP
-# segments on its guess of a length, it reads payload as FPDUs. The checks
-# therefore look at the FPDUs it decodes from single segments towards a:
+# segments on its guess of a length, it reads payload as FPDUs; and it takes
+# a segment to be one FPDU, so a segment ending with the next FPDU's marker
+# (FPDUPTR 0, RFC 5044 §4.3) is cut wrongly. The checks therefore look at the
+# FPDUs it decodes from single segments towards a without such a marker:
 # markers validated and stripped, CRC good.
 malformed=$(tshark -r "$pcap" --disable-protocol rpcordma -Y _ws.malformed 2>/dev/null | wc -l)
 check "$([ "$malformed" -eq 0 ] && echo 1)" "markers: no malformed frames ($malformed)"
@@ -106,7 +113,7 @@ c=$(to_a iwarp_mpa.marker_fpduptr)
 check "$([ "$c" -gt 20 ] && echo 1)" "markers: tshark finds markers in FPDUs towards guest a ($c frames)"
 c=$(to_a iwarp_ddp_rdmap)
 check "$([ "$c" -gt 20 ] && echo 1)" "markers: tshark decodes DDP/RDMAP behind them ($c frames)"
-single=(-Y "ip.dst == 192.0.2.1 && !tcp.segments")
+single=(-Y "ip.dst == 192.0.2.1 && !tcp.segments && !(iwarp_mpa.marker_fpduptr == 0)")
 good=$(tshark -r "$pcap" -V --disable-protocol rpcordma "${single[@]}" 2>/dev/null | grep -c 'Good CRC32')
 bad=$(tshark -r "$pcap" -V --disable-protocol rpcordma "${single[@]}" 2>/dev/null | grep -c 'Bad CRC32')
 check "$([ "$good" -gt 20 ] && [ "$bad" -eq 0 ] && echo 1)" \

@@ -8,6 +8,7 @@
 //   rddp_integrity ADDR [QPS] [OPS_PER_QP] [SEED]
 #include <infiniband/verbs.h>
 #include <netdb.h>
+#include <poll.h>
 #include <rdma/rdma_cma.h>
 
 #include <algorithm>
@@ -53,12 +54,26 @@ struct Buffer {
   uint8_t* at(size_t off) { return mem.data() + off; }
 };
 
-rdma_cm_event* Expect(rdma_event_channel* ch, rdma_cm_event_type type) {
+// Waits for the next event on @ch, which must be @type. A connection step
+// that never produces its event is a failure with a name, not a hang: iw_cm
+// bounds connection setup (the MPA timeout) and close well below this.
+// @id, when given, must be the event's cm_id: a pair that failed earlier
+// leaves its own DISCONNECTED queued, which must not pass for another's.
+rdma_cm_event* Expect(rdma_event_channel* ch, rdma_cm_event_type type, const char* side, int pair,
+                      const rdma_cm_id* id = nullptr) {
+  pollfd pfd{ch->fd, POLLIN, 0};
+  int n = poll(&pfd, 1, 60 * 1000);
+  if (n == 0) {
+    std::printf("not ok - QP pair %d: no %s event on the %s side within 60 s\n", pair,
+                rdma_event_str(type), side);
+    std::exit(2);
+  }
   rdma_cm_event* ev = nullptr;
-  if (rdma_get_cm_event(ch, &ev)) Die("rdma_get_cm_event");
-  if (ev->event != type) {
-    std::fprintf(stderr, "integrity: expected %s, got %s (status %d)\n", rdma_event_str(type),
-                 rdma_event_str(ev->event), ev->status);
+  if (n < 0 || rdma_get_cm_event(ch, &ev)) Die("rdma_get_cm_event");
+  if (ev->event != type || (id && ev->id != id)) {
+    std::printf("not ok - QP pair %d: expected %s on the %s side, got %s (status %d)%s\n", pair,
+                rdma_event_str(type), side, rdma_event_str(ev->event), ev->status,
+                id && ev->id != id ? " of another connection" : "");
     std::exit(2);
   }
   return ev;
@@ -87,6 +102,8 @@ ibv_qp_init_attr QpAttr(ibv_cq* cq, const ibv_device_attr& da) {
   return a;
 }
 
+// Busy-polls for one completion for up to 120 s (none: false, wc->status
+// then reads "success" from the zeroed wc, the step name says what is missing).
 bool Poll(ibv_cq* cq, ibv_wc* wc) {
   auto end = std::chrono::steady_clock::now() + std::chrono::seconds(120);
   for (;;) {
@@ -194,22 +211,29 @@ bool RunOp(Pair& p, std::mt19937_64& rng, int op, uint32_t len, int max_sge, Sta
     if ((errno = ibv_post_recv(p.s->qp, &rwr, &rbad))) Die("ibv_post_recv (write note)");
   }
   if ((errno = ibv_post_send(p.c->qp, &wr, &bad))) Die("ibv_post_send");
+  // Each step names itself so a failure says where it stopped.
+  const char* step = "client completion";
   bool good = Poll(p.ccq, &wc) && wc.status == IBV_WC_SUCCESS;
   if (good && op == 0) {
     ibv_send_wr note{}, *nbad = nullptr;
     note.opcode = IBV_WR_SEND;
     note.send_flags = IBV_SEND_SIGNALED;
     if (ibv_post_send(p.c->qp, &note, &nbad)) Die("ibv_post_send");
+    step = "client completion of the note";
     good = Poll(p.ccq, &wc) && wc.status == IBV_WC_SUCCESS;
   }
   if (good && op != 1) {
+    step = "server completion";
     good = Poll(p.scq, &wc) && wc.status == IBV_WC_SUCCESS;
     if (good && op == 2 && wc.byte_len != len) good = false;
   }
-  if (good) good = std::memcmp(src, dst, len) == 0;
+  if (good) {
+    step = "data compare";
+    good = std::memcmp(src, dst, len) == 0;
+  }
   if (!good) {
-    std::printf("not ok - QP pair %d: %s of %u bytes in %zu SGEs (status %s)\n", p.index, name, len,
-                csg.size(), ibv_wc_status_str(wc.status));
+    std::printf("not ok - QP pair %d: %s of %u bytes in %zu SGEs: %s failed (status %s)\n",
+                p.index, name, len, csg.size(), step, ibv_wc_status_str(wc.status));
     st.bad++;
     return false;
   }
@@ -228,6 +252,8 @@ int main(int argc, char** argv) {
   const int nqp = argc > 2 ? std::atoi(argv[2]) : 64;
   const int ops = argc > 3 ? std::atoi(argv[3]) : 6;
   const uint64_t seed = argc > 4 ? std::strtoull(argv[4], nullptr, 0) : 1;
+  // Line-buffered: a run killed from outside still shows how far it got.
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);
 
   addrinfo hints{}, *ai = nullptr;
   hints.ai_family = AF_INET;
@@ -251,9 +277,9 @@ int main(int argc, char** argv) {
     p.max_size = i == 0 ? kMaxSize : kSmallMax;
     if (rdma_create_id(cch, &p.c, nullptr, RDMA_PS_TCP)) Die("rdma_create_id");
     if (rdma_resolve_addr(p.c, nullptr, ai->ai_addr, 5000)) Die("rdma_resolve_addr");
-    rdma_ack_cm_event(Expect(cch, RDMA_CM_EVENT_ADDR_RESOLVED));
+    rdma_ack_cm_event(Expect(cch, RDMA_CM_EVENT_ADDR_RESOLVED, "client", i));
     if (rdma_resolve_route(p.c, 5000)) Die("rdma_resolve_route");
-    rdma_ack_cm_event(Expect(cch, RDMA_CM_EVENT_ROUTE_RESOLVED));
+    rdma_ack_cm_event(Expect(cch, RDMA_CM_EVENT_ROUTE_RESOLVED, "client", i));
     if (!pd) {
       pd = ibv_alloc_pd(p.c->verbs);
       if (!pd || ibv_query_device(p.c->verbs, &da)) Die("ibv_alloc_pd/query_device");
@@ -270,14 +296,14 @@ int main(int argc, char** argv) {
     cp.initiator_depth = 1;
     cp.responder_resources = 1;
     if (rdma_connect(p.c, &cp)) Die("rdma_connect");
-    rdma_cm_event* req = Expect(sch, RDMA_CM_EVENT_CONNECT_REQUEST);
+    rdma_cm_event* req = Expect(sch, RDMA_CM_EVENT_CONNECT_REQUEST, "server", i);
     p.s = req->id;
     rdma_ack_cm_event(req);
     ibv_qp_init_attr sa = QpAttr(p.scq, da);
     if (rdma_create_qp(p.s, pd, &sa)) Die("rdma_create_qp (server)");
     if (rdma_accept(p.s, &cp)) Die("rdma_accept");
-    rdma_ack_cm_event(Expect(sch, RDMA_CM_EVENT_ESTABLISHED));
-    rdma_ack_cm_event(Expect(cch, RDMA_CM_EVENT_ESTABLISHED));
+    rdma_ack_cm_event(Expect(sch, RDMA_CM_EVENT_ESTABLISHED, "server", i, p.s));
+    rdma_ack_cm_event(Expect(cch, RDMA_CM_EVENT_ESTABLISHED, "client", i, p.c));
   }
   std::printf("# %d QP pairs connected (max SGEs %d)\n", nqp, da.max_sge);
 
@@ -296,11 +322,14 @@ int main(int argc, char** argv) {
     });
   }
   for (auto& t : threads) t.join();
+  std::printf("# transfers done: %llu ok, %llu bad; disconnecting\n",
+              static_cast<unsigned long long>(st.ok.load()),
+              static_cast<unsigned long long>(st.bad.load()));
 
   for (auto& p : pairs) {
     rdma_disconnect(p.c);
-    rdma_ack_cm_event(Expect(cch, RDMA_CM_EVENT_DISCONNECTED));
-    rdma_ack_cm_event(Expect(sch, RDMA_CM_EVENT_DISCONNECTED));
+    rdma_ack_cm_event(Expect(cch, RDMA_CM_EVENT_DISCONNECTED, "client", p.index, p.c));
+    rdma_ack_cm_event(Expect(sch, RDMA_CM_EVENT_DISCONNECTED, "server", p.index, p.s));
     rdma_destroy_qp(p.c);
     rdma_destroy_qp(p.s);
     p.cbuf.reset();

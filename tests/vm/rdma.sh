@@ -53,8 +53,18 @@ t_run "8 concurrent rping -V connections" many_rping
 
 # Our data-integrity program: Write, Read and Send/Recv of random sizes up
 # to 8 MiB, random SGE lists and unaligned offsets, on 64 QPs at once.
-t_like "data integrity on 64 QPs" ' 0 bad' \
-	timeout 600 /rddp/build/cmake/tests/verbs/rddp_integrity $ip 64 6 1
+# On failure the kernel's view follows the program's last lines.
+integrity() {
+	timeout 600 /rddp/build/cmake/tests/verbs/rddp_integrity $ip 64 6 1 >/tmp/int.log 2>&1
+	local rc=$?
+	grep -v '^ok' /tmp/int.log | tail -8
+	if [ "$rc" -ne 0 ]; then
+		echo "# kernel log:"
+		dmesg | grep -i 'rddp\|iw_cm\|rdma' | tail -10
+	fi
+	return "$rc"
+}
+t_like "data integrity on 64 QPs" ' 0 bad' integrity
 
 # perftest over rdma_cm (-R): bandwidth and latency for each operation.
 perf_once() { # TOOL ARGS...

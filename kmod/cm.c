@@ -130,7 +130,7 @@ static struct rddp_cep *rddp_cep_alloc(struct rddp_device *rdev)
 	INIT_WORK(&cep->work, rddp_cep_work);
 	INIT_DELAYED_WORK(&cep->timer, rddp_cep_timer);
 	cep->rdev = rdev;
-	cep->settings = rdev->settings;
+	rddp_settings_get(rdev, &cep->settings);
 	spin_lock(&rdev->cep_lock);
 	list_add_tail(&cep->dev_entry, &rdev->cep_list);
 	spin_unlock(&rdev->cep_lock);
@@ -365,6 +365,22 @@ static void rddp_cep_deliver(struct rddp_cep *cep, struct iw_cm_id *id,
 	id->event_handler(id, &ev);
 }
 
+/* A setup that failed, in the counters and on the monitor group. */
+static void rddp_cep_account_failure(struct rddp_cep *cep, int status)
+{
+	struct sockaddr_storage peer = { 0 };
+	const struct sockaddr_storage *remote = NULL;
+
+	rddp_stat_inc(cep->rdev, status == -ETIMEDOUT ? RDDP_STAT_MPA_TIMEOUTS :
+							RDDP_STAT_CONN_FAILURES);
+	if (cep->active && cep->cm_id)
+		remote = &cep->cm_id->m_remote_addr;
+	else if (cep->sock &&
+		 kernel_getpeername(cep->sock, (struct sockaddr *)&peer) > 0)
+		remote = &peer;
+	rddp_genl_conn_failed(cep->rdev, remote, status);
+}
+
 /*
  * End a connection attempt (any state before CONNECTED), with the CM event
  * it owes: CONNECT_REPLY with @status on the active side. Caller holds
@@ -378,6 +394,8 @@ static void rddp_cep_fail(struct rddp_cep *cep, int status)
 	if (cep->state == RDDP_CEP_CLOSED)
 		return;
 	rddp_cep_timer_stop(cep);
+	if (status && cep->rdev)
+		rddp_cep_account_failure(cep, status);
 	if (cep->active && cep->cm_id)
 		rddp_cep_deliver(cep, cep->cm_id, IW_CM_EVENT_CONNECT_REPLY,
 				 status, NULL, 0, NULL);
@@ -467,8 +485,10 @@ static int rddp_cep_go_rts(struct rddp_cep *cep,
 	 */
 	if (p->rtr && cep->active)
 		s->tx_rtr_pending = true;
-	if (p->rtr && !cep->active)
+	if (p->rtr && !cep->active) {
 		s->rx_rtr_pending = true;
+		s->tx_blocked = true;
+	}
 	sock = rddp_cep_sock_detach(cep);
 	ret = rddp_qp_connected(qp, s, sock, cep);
 	if (ret) {
@@ -478,6 +498,7 @@ static int rddp_cep_go_rts(struct rddp_cep *cep,
 		return ret;
 	}
 	rddp_cep_timer_stop(cep);
+	rddp_stat_inc(cep->rdev, RDDP_STAT_CONN_ESTABLISHED);
 	cep->state = RDDP_CEP_CONNECTED;
 	rddp_cep_unlist(cep);
 	rddp_rx_drain(s);
@@ -540,6 +561,7 @@ static void rddp_cep_got_reply(struct rddp_cep *cep)
 	p.crc = cep->settings.crc || r->crc;	/* RFC 5044 §7.1.1 C */
 	p.markers_tx = r->markers;		/* the responder wants them */
 	p.markers_rx = cep->settings.markers;
+	p.tx_batch = cep->settings.tx_batch;
 	p.ird = cep->ird;
 	p.ord = cep->ord;
 	if (r->enhanced) {
@@ -585,6 +607,7 @@ static void rddp_cep_got_request(struct rddp_cep *cep)
 	};
 
 	rddp_cep_addrs(cep, &ev, cep->sock);
+	rddp_stat_inc(cep->rdev, RDDP_STAT_CONN_REQUESTS);
 	cep->state = RDDP_CEP_AWAIT_ACCEPT;
 	rddp_cep_timer_start(cep, RDDP_ACCEPT_TIMEOUT);
 	rddp_cep_get(cep);	/* for iw_cm's provider_data */
@@ -719,6 +742,7 @@ int rddp_iw_connect(struct iw_cm_id *id, struct iw_cm_conn_param *param)
 	struct sockaddr_storage laddr = id->m_local_addr;
 	struct sockaddr_storage *raddr = &id->m_remote_addr;
 	u16 pd_max = RDDP_MPA_PD_MAX;
+	struct rddp_settings set;
 	struct rddp_qp *qp;
 	struct rddp_cep *cep;
 	struct socket *sock;
@@ -727,7 +751,8 @@ int rddp_iw_connect(struct iw_cm_id *id, struct iw_cm_conn_param *param)
 	if (laddr.ss_family != raddr->ss_family ||
 	    (raddr->ss_family != AF_INET && raddr->ss_family != AF_INET6))
 		return -EAFNOSUPPORT;
-	if (rdev->settings.mpa_rev == 2)
+	rddp_settings_get(rdev, &set);
+	if (set.mpa_rev == 2)
 		pd_max -= RDDP_MPA_V2_DATA_LEN;
 	if (param->private_data_len > pd_max)
 		return -EINVAL;
@@ -742,6 +767,8 @@ int rddp_iw_connect(struct iw_cm_id *id, struct iw_cm_conn_param *param)
 		return -ENOMEM;
 	}
 	mutex_lock(&cep->lock);
+	rddp_stat_inc(rdev, RDDP_STAT_CONN_ATTEMPTS);
+	cep->settings = set;	/* the one pd_max was checked against */
 	cep->active = true;
 	cep->qp = qp;
 	cep->ird = param->ird ? param->ird : 1;
@@ -813,6 +840,7 @@ int rddp_iw_accept(struct iw_cm_id *id, struct iw_cm_conn_param *param)
 		ret = -ECONNRESET;	/* the peer or the timeout ended it */
 		goto out;
 	}
+	rddp_stat_inc(rdev, RDDP_STAT_CONN_ACCEPTS);
 	qp = rddp_qp_get_by_qpn(rdev, param->qpn);
 	if (!qp) {
 		ret = -EINVAL;
@@ -825,6 +853,7 @@ int rddp_iw_accept(struct iw_cm_id *id, struct iw_cm_conn_param *param)
 	p.crc = cep->settings.crc || r->crc;
 	p.markers_tx = r->markers;
 	p.markers_rx = cep->settings.markers;
+	p.tx_batch = cep->settings.tx_batch;
 	p.ird = clamp_t(u16, param->ird, 1, RDDP_MAX_IRD);
 	p.ord = clamp_t(u16, param->ord, 1, RDDP_MAX_ORD);
 	f.rev = p.mpa_rev;
@@ -896,6 +925,7 @@ int rddp_iw_reject(struct iw_cm_id *id, const void *pdata, u8 pd_len)
 	if (cep->state == RDDP_CEP_AWAIT_ACCEPT) {
 		/* RFC 5044 §7.1.1: a Reply with R set, then close */
 		f.rev = min_t(u8, cep->peer.rev, cep->settings.mpa_rev);
+		rddp_stat_inc(cep->rdev, RDDP_STAT_CONN_REJECTS);
 		ret = rddp_cep_send_frame(cep, &f);
 		rddp_cep_fail(cep, 0);
 	} else {

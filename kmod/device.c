@@ -123,11 +123,13 @@ static void rddp_dealloc_driver(struct ib_device *ibdev)
 {
 	struct rddp_device *rdev = to_rddp_dev(ibdev);
 
+	rddp_genl_dev_del(rdev);
 	rddp_cm_device_stop(rdev);
 	WARN_ON(atomic_read(&rdev->num_ctx));
 	WARN_ON(!xa_empty(&rdev->qp_xa) || !xa_empty(&rdev->mr_xa));
 	xa_destroy(&rdev->qp_xa);
 	xa_destroy(&rdev->mr_xa);
+	rddp_stats_free(rdev);
 	netdev_put(rdev->netdev, &rdev->netdev_tracker);
 	pr_debug("%s: released\n", dev_name(&ibdev->dev));
 }
@@ -173,7 +175,10 @@ struct rddp_device *rddp_device_create(const char *name,
 
 	ib_set_device_ops(ibdev, &rddp_device_ops);
 	ib_set_device_ops(ibdev, &rddp_verbs_ops);
+	ib_set_device_ops(ibdev, &rddp_stats_ops);
+	ib_set_device_ops(ibdev, &rddp_res_ops);
 	rdev->port_state = rddp_port_state(netdev);
+	spin_lock_init(&rdev->settings_lock);
 	rddp_settings_default(&rdev->settings);
 	spin_lock_init(&rdev->cep_lock);
 	INIT_LIST_HEAD(&rdev->cep_list);
@@ -181,16 +186,23 @@ struct rddp_device *rddp_device_create(const char *name,
 	xa_init_flags(&rdev->qp_xa, XA_FLAGS_ALLOC1);
 	xa_init_flags(&rdev->mr_xa, XA_FLAGS_ALLOC1);
 
-	ret = ib_device_set_netdev(ibdev, netdev, 1);
+	ret = rddp_stats_alloc(rdev);
 	if (ret)
 		goto err_dealloc;
+
+	ret = ib_device_set_netdev(ibdev, netdev, 1);
+	if (ret)
+		goto err_stats;
 
 	ret = ib_register_device(ibdev, name, NULL);
 	if (ret)
-		goto err_dealloc;
+		goto err_stats;
 
+	rddp_genl_dev_add(rdev);
 	return rdev;
 
+err_stats:
+	rddp_stats_free(rdev);
 err_dealloc:
 	/* Before registration the core does not call dealloc_driver. */
 	netdev_put(netdev, &rdev->netdev_tracker);

@@ -25,9 +25,13 @@ static int __init rddp_init(void)
 	if (ret)
 		return ret;
 
-	ret = rddp_netdev_init();
+	ret = rddp_genl_init();
 	if (ret)
 		goto err_cm;
+
+	ret = rddp_netdev_init();
+	if (ret)
+		goto err_genl;
 
 	ret = rddp_link_init();
 	if (ret)
@@ -38,6 +42,8 @@ static int __init rddp_init(void)
 
 err_netdev:
 	rddp_netdev_exit();
+err_genl:
+	rddp_genl_exit();
 err_cm:
 	rddp_cm_exit();
 	return ret;
@@ -56,6 +62,8 @@ static void __exit rddp_exit(void)
 	 * a kernel (Documentation/architecture.md).
 	 */
 	ib_unregister_driver(RDMA_DRIVER_SIW);
+	/* dealloc_driver took every device out of the genl table. */
+	rddp_genl_exit();
 	rddp_cm_exit();
 	pr_info("rddp: unloaded\n");
 }

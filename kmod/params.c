@@ -43,4 +43,13 @@ void rddp_settings_default(struct rddp_settings *s)
 	s->crc = mpa_crc;
 	s->markers = mpa_markers;
 	s->mpa_rev = mpa_rev;
+	s->tx_batch = 1;
+}
+
+/* A consistent copy of the device's settings (DEV_SET replaces them). */
+void rddp_settings_get(struct rddp_device *rdev, struct rddp_settings *out)
+{
+	spin_lock_bh(&rdev->settings_lock);
+	*out = rdev->settings;
+	spin_unlock_bh(&rdev->settings_lock);
 }

@@ -144,6 +144,7 @@ static void rddp_qp_set_state(struct rddp_qp *qp, enum ib_qp_state state)
 		qp->connected = false;
 	spin_unlock(&qp->rq_lock);
 	spin_unlock_irqrestore(&qp->sq_lock, fl);
+	rddp_genl_qp_state(qp, state);
 }
 
 /*

@@ -66,7 +66,7 @@ static int rddp_rx_tagged(struct rddp_stream *s, u32 len)
 		/* RFC 5040 §5.4: responses arrive in request order. */
 		spin_lock(&s->lock);
 		if (s->orq_get != s->orq_put)
-			o = &s->orq[s->orq_get % max_t(u16, s->p.ord, 1)];
+			o = &s->orq[s->orq_get % s->p.ord];
 		spin_unlock(&s->lock);
 		if (!o)
 			return rddp_rx_fail(s, RDDP_ERR_RDMAP_O_OPCODE, NULL);
@@ -245,6 +245,13 @@ static int rddp_rx_terminate(struct rddp_stream *s)
 	s->rx_msn[RDDP_QN_TERMINATE]++;
 	err = rddp_term_parse(s->rx_small, s->rx_small_len, &t);
 	s->peer_terminated = true;
+	if (!err) {
+		s->term_rx.layer = t.layer;
+		s->term_rx.etype = t.etype;
+		s->term_rx.ecode = t.ecode;
+		s->term_rx.valid = true;
+		rddp_stream_term_account(s, true, &s->term_rx);
+	}
 	if (err)
 		pr_info("rddp: QP %u: malformed Terminate received\n",
 			s->qp->base.qp_num);
@@ -264,13 +271,26 @@ static void rddp_rx_read_resp_done(struct rddp_stream *s)
 	struct rddp_read o;
 
 	spin_lock(&s->lock);
-	o = s->orq[s->orq_get % max_t(u16, s->p.ord, 1)];
+	o = s->orq[s->orq_get % s->p.ord];
 	s->orq_get++;
 	spin_unlock(&s->lock);
 	if (!o.rtr)
 		rddp_qp_sq_complete(s->qp, &o.sqe, SIW_WC_SUCCESS, o.req.size);
 	/* An ORD slot is free again. */
 	rddp_tx_kick(s->qp);
+}
+
+/* A good FPDU, in the QP's and the device's counters. */
+static void rddp_rx_account(struct rddp_stream *s)
+{
+	struct rddp_device *rdev = s->qp->rdev;
+	u32 bytes = s->rx_target == RDDP_RX_TAGGED ||
+		    s->rx_target == RDDP_RX_SEND ? s->rx_seg_len : 0;
+
+	WRITE_ONCE(s->rx_fpdus, s->rx_fpdus + 1);
+	WRITE_ONCE(s->rx_bytes, s->rx_bytes + bytes);
+	rddp_stat_inc(rdev, RDDP_STAT_RX_FPDUS);
+	rddp_stat_add(rdev, RDDP_STAT_RX_BYTES, bytes);
 }
 
 /* Deframer: the FPDU's CRC is good; complete what it ends. */
@@ -281,6 +301,7 @@ static int rddp_rx_fpdu_done(void *ctx)
 	bool rtr = s->rx_rtr_pending;
 	u32 bytes;
 
+	rddp_rx_account(s);
 	if (rtr) {
 		/* The responder may send from now on (RFC 6581 §9.1.1). */
 		s->rx_rtr_pending = false;
@@ -344,6 +365,11 @@ static int rddp_rx_actor(read_descriptor_t *desc, struct sk_buff *skb,
 				    s->qp->base.qp_num, rddp_mpa_err_names[ret],
 				    s->rx_mpa.pos, s->rx_mpa.ulpdu_len);
 		rddp_sg_release(&s->rx_sg);
+		rddp_stat_inc(s->qp->rdev, ret == RDDP_MPA_ERR_CRC ?
+					   RDDP_STAT_RX_CRC_ERRORS :
+					   ret == RDDP_MPA_ERR_MARKER ?
+					   RDDP_STAT_RX_MARKER_ERRORS :
+					   RDDP_STAT_RX_FRAMING_ERRORS);
 		rddp_stream_error(s, rddp_mpa_rx_err(ret), NULL, 0, 0, NULL);
 	}
 	return len;

@@ -132,8 +132,8 @@ static bool rddp_tx_next_job(struct rddp_stream *s)
 		rddp_sg_init(&s->tx_sg);
 		return true;
 	}
-	if (s->tx_blocked)
-		return false;
+	if (READ_ONCE(s->tx_blocked))
+		return false;	/* RX clears it when the RTR arrives */
 
 	spin_lock_bh(&s->lock);
 	if (s->irq_get != s->irq_put) {
@@ -187,7 +187,7 @@ static void rddp_tx_push_orq(struct rddp_stream *s, const struct rddp_read_req *
 	struct rddp_read *o;
 
 	spin_lock_bh(&s->lock);
-	o = &s->orq[s->orq_put % max_t(u16, s->p.ord, 1)];
+	o = &s->orq[s->orq_put % s->p.ord];
 	o->req = *r;
 	o->rtr = rtr;
 	if (!rtr)
@@ -279,6 +279,7 @@ static int rddp_tx_build(struct rddp_stream *s)
 		rddp_tx_push_orq(s, &r, rtr_read);
 		s->tx_msn[RDDP_QN_READ_REQ]++;
 		s->tx_fpdu_last = true;
+		s->tx_fpdu_payload = 0;	/* a request, not data */
 		s->tx_started = true;
 		return 0;
 	}
@@ -305,6 +306,7 @@ static int rddp_tx_build(struct rddp_stream *s)
 		return -EINVAL;
 	s->tx_off += got;
 	s->tx_fpdu_last = h.last;
+	s->tx_fpdu_payload = got;
 	s->tx_started = true;
 	return 0;
 }
@@ -368,13 +370,24 @@ static int rddp_tx_write(struct rddp_stream *s, bool more, bool block)
 	}
 	if (!block)
 		msg.msg_flags |= MSG_DONTWAIT;
-	if (more)
+	if (more && s->p.tx_batch)
 		msg.msg_flags |= MSG_MORE;
 	ret = kernel_sendmsg(s->sock, &msg, s->tx_vec, n, len);
 	if (ret < 0)
 		return ret;
 	s->tx_fpdu_sent += ret;
 	return s->tx_fpdu_sent == f->len ? 0 : -EAGAIN;
+}
+
+/* The FPDU just written, in the QP's and the device's counters. */
+static void rddp_tx_account(struct rddp_stream *s)
+{
+	struct rddp_device *rdev = s->qp->rdev;
+
+	WRITE_ONCE(s->tx_fpdus, s->tx_fpdus + 1);
+	WRITE_ONCE(s->tx_bytes, s->tx_bytes + s->tx_fpdu_payload);
+	rddp_stat_inc(rdev, RDDP_STAT_TX_FPDUS);
+	rddp_stat_add(rdev, RDDP_STAT_TX_BYTES, s->tx_fpdu_payload);
 }
 
 void rddp_tx_work(struct work_struct *work)
@@ -410,6 +423,7 @@ void rddp_tx_work(struct work_struct *work)
 			return;
 		}
 		s->tx_fpdu_pending = false;
+		rddp_tx_account(s);
 		if (s->tx_fpdu_last)
 			rddp_tx_job_done(s);
 		if (--budget == 0) {
@@ -466,7 +480,7 @@ void rddp_tx_flush(struct rddp_stream *s)
 			spin_unlock_bh(&s->lock);
 			break;
 		}
-		o = s->orq[s->orq_get % max_t(u16, s->p.ord, 1)];
+		o = s->orq[s->orq_get % s->p.ord];
 		s->orq_get++;
 		spin_unlock_bh(&s->lock);
 		if (!o.rtr)

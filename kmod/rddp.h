@@ -52,11 +52,53 @@ struct rddp_settings {
 	u8 crc;		/* request CRC32c (RFC 5044 §7.1.1 C bit) */
 	u8 markers;	/* require markers towards us (M bit) */
 	u8 mpa_rev;	/* 1 or 2 (RFC 6581) */
+	u8 tx_batch;	/* several FPDUs per socket send (MSG_MORE) */
+};
+
+/*
+ * Device counters (stats.c). Per CPU, bumped from any context with
+ * rddp_stat_add(); readers sum over CPUs. The order is the uapi's
+ * RDDP_A_STAT_* order and the hardware-counter order of `rdma statistic`.
+ */
+enum rddp_stat {
+	RDDP_STAT_TX_FPDUS,
+	RDDP_STAT_TX_BYTES,
+	RDDP_STAT_RX_FPDUS,
+	RDDP_STAT_RX_BYTES,
+	RDDP_STAT_RX_CRC_ERRORS,
+	RDDP_STAT_RX_MARKER_ERRORS,
+	RDDP_STAT_RX_FRAMING_ERRORS,
+	RDDP_STAT_TERM_TX_RDMAP,
+	RDDP_STAT_TERM_TX_DDP,
+	RDDP_STAT_TERM_TX_MPA,
+	RDDP_STAT_TERM_RX_RDMAP,
+	RDDP_STAT_TERM_RX_DDP,
+	RDDP_STAT_TERM_RX_MPA,
+	RDDP_STAT_CONN_ATTEMPTS,
+	RDDP_STAT_CONN_ESTABLISHED,
+	RDDP_STAT_CONN_REQUESTS,
+	RDDP_STAT_CONN_ACCEPTS,
+	RDDP_STAT_CONN_REJECTS,
+	RDDP_STAT_CONN_FAILURES,
+	RDDP_STAT_MPA_TIMEOUTS,
+	RDDP_STAT_NUM
+};
+
+struct rddp_stats {
+	u64 c[RDDP_STAT_NUM];
 };
 
 struct rddp_device {
 	struct ib_device ibdev;
+	/*
+	 * Copied whole under @settings_lock by the CM for each new endpoint
+	 * (rddp_settings_get()) and replaced by the genl family's DEV_SET.
+	 */
+	spinlock_t settings_lock;
 	struct rddp_settings settings;
+	struct rddp_stats __percpu *stats;
+	/* In the module's device table (genl.c), under its mutex. */
+	bool listed;
 	/*
 	 * Connection endpoints (cm.c) that are listening or setting up a
 	 * connection, under @cep_lock; an endpoint leaves the list when it
@@ -115,6 +157,40 @@ enum ib_port_state rddp_port_state(struct net_device *netdev);
 /* params.c */
 int rddp_params_check(void);
 void rddp_settings_default(struct rddp_settings *s);
+void rddp_settings_get(struct rddp_device *rdev, struct rddp_settings *out);
+
+/* res.c */
+extern const struct ib_device_ops rddp_res_ops;
+
+/* stats.c */
+extern const struct ib_device_ops rddp_stats_ops;
+int rddp_stats_alloc(struct rddp_device *rdev);
+void rddp_stats_free(struct rddp_device *rdev);
+u64 rddp_stat_read(struct rddp_device *rdev, enum rddp_stat idx);
+void rddp_stats_reset(struct rddp_device *rdev);
+
+static inline void rddp_stat_add(struct rddp_device *rdev, enum rddp_stat idx,
+				 u64 n)
+{
+	this_cpu_add(rdev->stats->c[idx], n);
+}
+
+static inline void rddp_stat_inc(struct rddp_device *rdev, enum rddp_stat idx)
+{
+	rddp_stat_add(rdev, idx, 1);
+}
+
+/* genl.c */
+int rddp_genl_init(void);
+void rddp_genl_exit(void);
+void rddp_genl_dev_add(struct rddp_device *rdev);
+void rddp_genl_dev_del(struct rddp_device *rdev);
+struct rddp_qp;
+void rddp_genl_qp_state(struct rddp_qp *qp, enum ib_qp_state state);
+void rddp_genl_term(struct rddp_qp *qp, bool sent, u8 layer, u8 etype,
+		    u8 ecode);
+void rddp_genl_conn_failed(struct rddp_device *rdev,
+			   const struct sockaddr_storage *remote, int err);
 
 /* link.c */
 int rddp_link_init(void);

@@ -27,14 +27,17 @@ struct rddp_stream *rddp_stream_alloc(struct rddp_qp *qp,
 	s->tx_fpdu = kzalloc(sizeof(*s->tx_fpdu), GFP_KERNEL);
 	s->tx_vec = kcalloc(RDDP_FPDU_MAX_SPANS, sizeof(*s->tx_vec),
 			    GFP_KERNEL);
-	s->orq = kcalloc(max_t(u16, p->ord, 1), sizeof(*s->orq), GFP_KERNEL);
-	s->irq = kcalloc(max_t(u16, p->ird, 1), sizeof(*s->irq), GFP_KERNEL);
+	s->p = *p;
+	/* Both engines index the ORQ and IRQ modulo these: never 0. */
+	s->p.ord = max_t(u16, p->ord, 1);
+	s->p.ird = max_t(u16, p->ird, 1);
+	s->orq = kcalloc(s->p.ord, sizeof(*s->orq), GFP_KERNEL);
+	s->irq = kcalloc(s->p.ird, sizeof(*s->irq), GFP_KERNEL);
 	if (!s->tx_fpdu || !s->tx_vec || !s->orq || !s->irq) {
 		rddp_stream_free(s);
 		return NULL;
 	}
 	s->qp = qp;
-	s->p = *p;
 	spin_lock_init(&s->lock);
 	atomic_set(&s->term_set, 0);
 	rddp_sg_init(&s->tx_sg);
@@ -117,9 +120,9 @@ int rddp_stream_start(struct rddp_stream *s, struct socket *sock,
 	s->cep = cep;
 	s->sock = sock;
 	s->mulpdu = rddp_stream_mulpdu(s);
-	s->tx_rtr_pending = false;
-	s->tx_blocked = false;
 	sk->sk_sndtimeo = RDDP_TERM_SEND_TIMEOUT;
+	kernel_getsockname(sock, (struct sockaddr *)&s->laddr);
+	kernel_getpeername(sock, (struct sockaddr *)&s->raddr);
 
 	write_lock_bh(&sk->sk_callback_lock);
 	s->saved_data_ready = sk->sk_data_ready;
@@ -157,6 +160,31 @@ void rddp_stream_error(struct rddp_stream *s, enum rddp_err err,
 				    "RDMAP" : rddp_errors[err].layer ==
 				    RDDP_TERM_LAYER_DDP ? "DDP" : "MPA");
 	rddp_cep_event(s->cep, RDDP_CEP_EV_STREAM_ERROR);
+}
+
+static const enum rddp_stat rddp_term_stat[2][3] = {
+	{ RDDP_STAT_TERM_TX_RDMAP, RDDP_STAT_TERM_TX_DDP, RDDP_STAT_TERM_TX_MPA },
+	{ RDDP_STAT_TERM_RX_RDMAP, RDDP_STAT_TERM_RX_DDP, RDDP_STAT_TERM_RX_MPA },
+};
+
+/* Account a Terminate sent (@rx false) or received: counters and event. */
+void rddp_stream_term_account(struct rddp_stream *s, bool rx,
+			      const struct rddp_term_info *t)
+{
+	if (t->layer <= RDDP_TERM_LAYER_LLP)
+		rddp_stat_inc(s->qp->rdev, rddp_term_stat[rx][t->layer]);
+	rddp_genl_term(s->qp, !rx, t->layer, t->etype, t->ecode);
+}
+
+static void rddp_stream_term_sent(struct rddp_stream *s)
+{
+	const struct rddp_err_info *e = &rddp_errors[s->term_err];
+
+	s->term_tx.layer = e->layer;
+	s->term_tx.etype = e->etype;
+	s->term_tx.ecode = e->ecode;
+	s->term_tx.valid = true;
+	rddp_stream_term_account(s, false, &s->term_tx);
 }
 
 /* Drop received bytes nobody will read, so that closing sends FIN, not RST. */
@@ -207,8 +235,10 @@ void rddp_stream_stop(struct rddp_stream *s, bool graceful)
 	/* RFC 5040 §5.3: report the error to the peer, then close. */
 	if (atomic_read(&s->term_set) && s->term_err != RDDP_ERR_NONE &&
 	    !s->peer_terminated && s->term_err != RDDP_ERR_LLP_CLOSED) {
-		if (!rddp_tx_terminate_now(s))
+		if (!rddp_tx_terminate_now(s)) {
+			rddp_stream_term_sent(s);
 			graceful = true;
+		}
 	}
 	rddp_tx_flush(s);
 	rddp_rx_flush(s);

@@ -59,6 +59,14 @@ enum rddp_tx_kind {
 	RDDP_TX_RTR,		/* RFC 6581 ready-to-receive message */
 };
 
+/* A Terminate's error fields, kept for rddpctl (RFC 5040 §4.8). */
+struct rddp_term_info {
+	bool valid;
+	u8 layer;
+	u8 etype;
+	u8 ecode;
+};
+
 /* Negotiated at connection setup (cm.c), fixed afterwards. */
 struct rddp_stream_params {
 	u8 mpa_rev;
@@ -69,6 +77,7 @@ struct rddp_stream_params {
 	u8 rtr;
 	u16 ird;		/* inbound Read Requests we accept */
 	u16 ord;		/* outbound Read Requests in flight */
+	bool tx_batch;		/* several FPDUs per send (MSG_MORE) */
 };
 
 struct rddp_stream {
@@ -102,6 +111,19 @@ struct rddp_stream {
 	bool term_rreq;
 	u8 term_rreq_hdr[RDDP_RDMAP_RREQ_LEN];
 	bool peer_terminated;	/* we received a Terminate */
+	/* what was sent (stop) and received (RX), for rddpctl */
+	struct rddp_term_info term_tx;
+	struct rddp_term_info term_rx;
+
+	/* Endpoints, recorded at start; for rddpctl. */
+	struct sockaddr_storage laddr;
+	struct sockaddr_storage raddr;
+	/*
+	 * Per-QP counters: tx_* written by TX only, rx_* by RX only; readers
+	 * (genl.c) use READ_ONCE.
+	 */
+	u64 tx_fpdus, tx_bytes;
+	u64 rx_fpdus, rx_bytes;
 
 	/* ---- TX (tx_work) ---- */
 	struct rddp_mpa_tx tx_mpa;
@@ -124,6 +146,7 @@ struct rddp_stream {
 	u8 tx_bounce[RDDP_TX_BOUNCE];
 	u32 tx_fpdu_sent;	/* its bytes already in the socket */
 	bool tx_fpdu_last;	/* it ends the message */
+	u32 tx_fpdu_payload;	/* its DDP payload octets */
 	bool tx_fpdu_pending;	/* built and not yet fully written */
 
 	/* ---- RX (socket lock) ---- */
@@ -163,6 +186,8 @@ void rddp_stream_free(struct rddp_stream *s);
 int rddp_stream_start(struct rddp_stream *s, struct socket *sock,
 		      struct rddp_cep *cep);
 void rddp_stream_stop(struct rddp_stream *s, bool graceful);
+void rddp_stream_term_account(struct rddp_stream *s, bool rx,
+			      const struct rddp_term_info *t);
 void rddp_stream_error(struct rddp_stream *s, enum rddp_err err,
 		       const u8 *hdr, u32 hdr_len, u32 seg_len,
 		       const u8 *rreq);

@@ -50,9 +50,22 @@ static void rddp_dealloc_ucontext(struct ib_ucontext *base)
 	atomic_dec(&to_rddp_dev(base->device)->num_ctx);
 }
 
+/*
+ * The core calls this when the device must go (or move to another network
+ * namespace, `rdma dev set DEV netns NS`) while user contexts are open; it
+ * then destroys their objects through our destroy verbs and zaps their
+ * mappings. Every user mapping of rddp is an rdma_user_mmap_entry whose
+ * memory lives until its last mapping goes (rddp_mmap_free), and no
+ * context holds anything else, so there is nothing more to release here.
+ */
+static void rddp_disassociate_ucontext(struct ib_ucontext *base)
+{
+}
+
 const struct ib_device_ops rddp_verbs_ops = {
 	.alloc_ucontext = rddp_alloc_ucontext,
 	.dealloc_ucontext = rddp_dealloc_ucontext,
+	.disassociate_ucontext = rddp_disassociate_ucontext,
 	.mmap = rddp_mmap,
 	.mmap_free = rddp_mmap_free,
 

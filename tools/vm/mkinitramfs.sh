@@ -30,11 +30,11 @@ esac
 
 bins=(bash busybox kmod ip rdma ibv_devinfo ibv_devices ibv_asyncwatch ibv_rc_pingpong
 	rping ucmatose udaddy rdma_server rdma_client ib_write_bw ib_read_bw ib_send_bw
-	ib_write_lat ib_read_lat ib_send_lat iperf3 tcpdump timeout setpriv stdbuf)
+	ib_write_lat ib_read_lat ib_send_lat iperf3 tcpdump timeout setpriv stdbuf genl jq)
 mods=(virtio_pci virtio_net 9p 9pnet_virtio dummy veth ib_core ib_cm iw_cm rdma_cm
 	ib_uverbs rdma_ucm libcrc32c crc32c_generic crc32c-intel configfs siw)
 pkgs=(busybox-static bash kmod iproute2 rdma-core ibverbs-utils ibverbs-providers
-	libibverbs1 librdmacm1 perftest rdmacm-utils iperf3 tcpdump coreutils util-linux
+	libibverbs1 librdmacm1 perftest rdmacm-utils iperf3 tcpdump coreutils util-linux jq
 	libnl-3-200 libnl-genl-3-200 libc6 libstdc++6 libgcc-s1)
 versions=$(dpkg-query -W -f='${Package}=${Version} ' "${pkgs[@]}" 2>/dev/null || true)
 
@@ -47,6 +47,7 @@ fi
 
 rddp_log "building the $kernel guest initramfs"
 root=$(mktemp -d)
+chmod 755 "$root"	# the guest's / (mktemp makes it 0700): users run tools too
 trap 'rm -rf "$root"' EXIT
 mkdir -p "$root"/{bin,sbin,etc,proc,sys,dev,tmp,run,root,rddp,results,mnt,var/tmp} \
 	"$root"/usr/{bin,sbin,lib} "$root/lib/modules/$kver"

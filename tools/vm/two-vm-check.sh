@@ -127,6 +127,12 @@ good=$(in_exact iwarp_mpa | grep -c 'Good CRC32')
 bad=$(in_exact iwarp_mpa | grep -c 'Bad CRC32')
 check "$([ "$good" -gt 0 ] && [ "$bad" -eq 0 ] && echo 1)" \
 	"markers: CRCs towards guest a good ($good), none bad ($bad)"
+# RFC 6581 §9.1.1: between two rddp peers (revision 2, peer-to-peer) every
+# connection starts with the initiator's RTR, a zero-length RDMA Write (a
+# 14-octet ULPDU: the tagged DDP/RDMAP header alone).
+c=$(tshark -r "$pcap" --disable-protocol rpcordma \
+	-Y 'iwarp_mpa.ulpdulength == 14 && iwarp_rdma.opcode == 0' 2>/dev/null | wc -l)
+check "$([ "$c" -gt 0 ] && echo 1)" "markers: connections start with a zero-length Write RTR ($c)"
 rm -f build/vm-results/two-"$kernel"-*.pcap.txt
 
 echo "vm-two: $pass passed, $fail failed, 0 skipped"

@@ -1,0 +1,81 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Driver details in `rdma resource show qp|cm_id -dd`: the MPA stream a
+ * connected QP runs (RFC 5044 §7.1, RFC 6581) and its traffic. The RDMA
+ * core holds a restrack reference on the object while it asks, and calls
+ * us in process context, so the QP's state_lock keeps its stream stable.
+ */
+#include <rdma/rdma_cm.h>
+#include <rdma/rdma_netlink.h>
+#include <rdma/restrack.h>
+
+#include "queues.h"
+#include "rddp.h"
+#include "stream.h"
+
+static const char *const rddp_rtr_names[] = {
+	[0] = "none",
+	[RDDP_MPA_RTR_WRITE] = "write",
+	[RDDP_MPA_RTR_READ] = "read",
+	[RDDP_MPA_RTR_SEND] = "send",
+};
+
+static int rddp_res_stream(struct sk_buff *msg, struct rddp_stream *s)
+{
+	const struct rddp_stream_params *p = &s->p;
+	const char *rtr = p->rtr < ARRAY_SIZE(rddp_rtr_names) &&
+			  rddp_rtr_names[p->rtr] ? rddp_rtr_names[p->rtr] : "?";
+	struct nlattr *nest;
+
+	/* The driver's attributes go in one RDMA_NLDEV_ATTR_DRIVER nest. */
+	nest = nla_nest_start_noflag(msg, RDMA_NLDEV_ATTR_DRIVER);
+	if (!nest)
+		return -EMSGSIZE;
+	if (rdma_nl_put_driver_u32(msg, "mpa_rev", p->mpa_rev) ||
+	    rdma_nl_put_driver_string(msg, "crc", p->crc ? "on" : "off") ||
+	    rdma_nl_put_driver_string(msg, "markers_tx",
+				      p->markers_tx ? "on" : "off") ||
+	    rdma_nl_put_driver_string(msg, "markers_rx",
+				      p->markers_rx ? "on" : "off") ||
+	    rdma_nl_put_driver_u32(msg, "ird", p->ird) ||
+	    rdma_nl_put_driver_u32(msg, "ord", p->ord) ||
+	    rdma_nl_put_driver_string(msg, "rtr", rtr) ||
+	    rdma_nl_put_driver_u32(msg, "mulpdu", s->mulpdu) ||
+	    rdma_nl_put_driver_u64(msg, "tx_fpdus", READ_ONCE(s->tx_fpdus)) ||
+	    rdma_nl_put_driver_u64(msg, "tx_bytes", READ_ONCE(s->tx_bytes)) ||
+	    rdma_nl_put_driver_u64(msg, "rx_fpdus", READ_ONCE(s->rx_fpdus)) ||
+	    rdma_nl_put_driver_u64(msg, "rx_bytes", READ_ONCE(s->rx_bytes))) {
+		nla_nest_cancel(msg, nest);
+		return -EMSGSIZE;
+	}
+	nla_nest_end(msg, nest);
+	return 0;
+}
+
+static int rddp_res_qp(struct sk_buff *msg, struct rddp_qp *qp)
+{
+	int ret = 0;
+
+	mutex_lock(&qp->state_lock);
+	if (qp->stream)
+		ret = rddp_res_stream(msg, qp->stream);
+	mutex_unlock(&qp->state_lock);
+	return ret;
+}
+
+static int rddp_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp)
+{
+	return rddp_res_qp(msg, to_rddp_qp(ibqp));
+}
+
+/* A connection's details are those of the QP it carries. */
+static int rddp_fill_res_cm_id_entry(struct sk_buff *msg,
+				     struct rdma_cm_id *id)
+{
+	return id->qp ? rddp_res_qp(msg, to_rddp_qp(id->qp)) : 0;
+}
+
+const struct ib_device_ops rddp_res_ops = {
+	.fill_res_qp_entry = rddp_fill_res_qp_entry,
+	.fill_res_cm_id_entry = rddp_fill_res_cm_id_entry,
+};

@@ -1,0 +1,76 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# rddp in network namespaces, the RDMA subsystem in `netns exclusive` mode:
+# two namespaces joined by a veth pair, an rddp device in each (created from
+# inside the namespace, then moved there with `rdma dev set DEV netns NS`:
+# the RDMA core registers new devices in the initial namespace), rping -V
+# and perftest between them; each namespace sees only its own device, in
+# `rdma dev` and in rddpctl.
+. /rddp/tests/vm/lib.sh
+
+rddpctl=/rddp/build/cmake/userspace/rddpctl/rddpctl
+ip1=203.0.113.1 ip2=203.0.113.2
+in1() { ip netns exec ns1 "$@"; }
+in2() { ip netns exec ns2 "$@"; }
+
+t_run "modprobe rddp" modprobe rddp
+t_run "rdma system set netns exclusive" rdma system set netns exclusive
+setup_ns() {
+	ip netns add ns1 && ip netns add ns2 &&
+		ip link add veth1 type veth peer name veth2 &&
+		ip link set veth1 netns ns1 && ip link set veth2 netns ns2 &&
+		in1 ip addr add $ip1/24 dev veth1 && in1 ip link set veth1 up &&
+		in1 ip link set lo up &&
+		in2 ip addr add $ip2/24 dev veth2 && in2 ip link set veth2 up &&
+		in2 ip link set lo up
+}
+t_run "two namespaces joined by veth" setup_ns
+t_run "rdma link add rddp1 inside ns1" in1 rdma link add rddp1 type rddp netdev veth1
+t_run "rdma link add rddp2 inside ns2" in2 rdma link add rddp2 type rddp netdev veth2
+t_run "rdma dev set rddp1 netns ns1" rdma dev set rddp1 netns ns1
+t_run "rdma dev set rddp2 netns ns2" rdma dev set rddp2 netns ns2
+
+only_dev() { # NS DEV: `rdma dev` in NS lists DEV and nothing else
+	local out
+	out=$(ip netns exec "$1" rdma dev show)
+	echo "$out"
+	[ "$(grep -c . <<<"$out")" -eq 1 ] && grep -q "^[0-9]*: $2:" <<<"$out"
+}
+t_run "ns1 sees rddp1 only" only_dev ns1 rddp1
+t_run "ns2 sees rddp2 only" only_dev ns2 rddp2
+t_like "the initial namespace sees neither" '^$' rdma dev show
+t_like "rddpctl in ns1 shows rddp1 only" '^\["rddp1"\]$' \
+	bash -c "set -o pipefail; ip netns exec ns1 $rddpctl -j dev show | jq -c '[.[].name]'"
+
+rping_ns() { # SIZE COUNT
+	in1 timeout 60 rping -s -a $ip1 -C "$2" -S "$1" -V >/tmp/rs.log 2>&1 &
+	local spid=$!
+	sleep 1
+	in2 timeout 60 rping -c -a $ip1 -C "$2" -S "$1" -V -v >/tmp/rc.log 2>&1
+	local rc=$?
+	wait "$spid" || rc=1
+	tail -3 /tmp/rc.log /tmp/rs.log
+	[ "$rc" -eq 0 ] && [ "$(grep -c '^ping data: ' /tmp/rc.log)" -eq "$2" ]
+}
+t_run "rping -V 4096 B x 10 from ns2 to ns1" rping_ns 4096 10
+
+perf_ns_once() { # TOOL ARGS...
+	in1 timeout 120 "$@" -R -d rddp1 -F >/tmp/ps.log 2>&1 &
+	local spid=$!
+	sleep 2
+	in2 timeout 120 "$@" -R -d rddp2 -F $ip1
+	local rc=$?
+	wait "$spid" || rc=1
+	cat /tmp/ps.log
+	return $rc
+}
+perf_ns() { perf_retry perf_ns_once "$@"; }
+t_run "ib_write_bw between the namespaces" perf_ns ib_write_bw -s 65536 -n 200
+t_run "ib_read_bw between the namespaces" perf_ns ib_read_bw -s 65536 -n 200
+
+t_like "no QP left in ns1" '^$' in1 rdma res show qp
+t_run "rdma link delete rddp1 (in ns1)" in1 rdma link delete rddp1
+t_run "rdma link delete rddp2 (in ns2)" in2 rdma link delete rddp2
+t_run "delete the namespaces" bash -c 'ip netns del ns1 && ip netns del ns2'
+t_run "rdma system set netns shared" rdma system set netns shared
+t_run "rmmod rddp" rmmod rddp

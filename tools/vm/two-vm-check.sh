@@ -102,16 +102,25 @@ run_two markers tests/vm/markers.sh --timeout 900 --ko "$rddp"
 # with a "Bad CRC32" to match); it also takes a segment to be one FPDU. The
 # checks therefore look only at segments towards a that tshark decodes as
 # exactly one FPDU: its length, pad, CRC and the markers inside add up to the
-# TCP payload (RFC 5044 §4.1, §4.3). In those, markers are validated and
-# stripped and every CRC must be good.
+# TCP payload (RFC 5044 §4.1, §4.3), no marker in it has FPDUPTR 0 (that
+# one starts the next FPDU, §4.3, but tshark reads it as this FPDU's CRC),
+# and the segment before did not end with such a marker (it belongs to this
+# FPDU and its CRC). In those, markers are validated and stripped and every
+# CRC must be good.
 malformed=$(tshark -r "$pcap" --disable-protocol rpcordma -Y _ws.malformed 2>/dev/null | wc -l)
 check "$([ "$malformed" -eq 0 ] && echo 1)" "markers: no malformed frames ($malformed)"
-exact=$(tshark -r "$pcap" --disable-protocol rpcordma \
-	-Y "ip.dst == 192.0.2.1 && iwarp_mpa.fpdu && !tcp.segments" -T fields \
-	-e frame.number -e tcp.len -e iwarp_mpa.ulpdulength -e iwarp_mpa.marker_fpduptr 2>/dev/null |
-	awk -F'\t' '$3 !~ /,/ {
-		len = $3 + 0; markers = $4 == "" ? 0 : split($4, m, ",")
-		if (2 + len + (4 - (2 + len) % 4) % 4 + 4 + 4 * markers == $2) print $1
+exact=$(tshark -r "$pcap" --disable-protocol rpcordma -Y "ip.dst == 192.0.2.1 && tcp.len > 0" \
+	-T fields -e frame.number -e tcp.stream -e tcp.len -e iwarp_mpa.ulpdulength \
+	-e iwarp_mpa.marker_fpduptr -e tcp.segments 2>/dev/null |
+	awk -F'\t' '{
+		# A segment ending with FPDUPTR 0 holds the next FPDU'"'"'s leading
+		# marker, which that FPDU'"'"'s CRC covers: tshark misses it there.
+		after_zero = zero[$2]; n = $5 == "" ? 0 : split($5, m, ",")
+		zero[$2] = n && m[n] == 0
+		if (after_zero || $6 != "" || $4 == "" || $4 ~ /,/) next
+		for (i = 1; i <= n; i++) if (m[i] == 0) next
+		len = $4 + 0
+		if (2 + len + (4 - (2 + len) % 4) % 4 + 4 + 4 * n == $3) print $1
 	}' | paste -sd, -)
 in_exact() { # DISPLAY-FILTER: verbose decode of the exact frames matching it
 	[ -n "$exact" ] || return 0

@@ -218,6 +218,7 @@ int rddp_create_qp(struct ib_qp *base, struct ib_qp_init_attr *attr,
 	refcount_set(&qp->ref, 1);
 	init_completion(&qp->freed);
 	mutex_init(&qp->state_lock);
+	mutex_init(&qp->tx_mutex);
 	INIT_WORK(&qp->tx_work, rddp_tx_work);
 	spin_lock_init(&qp->sq_lock);
 	spin_lock_init(&qp->rq_lock);
@@ -313,6 +314,7 @@ int rddp_destroy_qp(struct ib_qp *base, struct ib_udata *udata)
 	qp->stream = NULL;
 
 	rddp_qp_free_rings(qp);
+	mutex_destroy(&qp->tx_mutex);
 	mutex_destroy(&qp->state_lock);
 	atomic_dec(&qp->rdev->num_qp);
 	return 0;
@@ -543,7 +545,7 @@ static int rddp_qp_doorbell(struct rddp_qp *qp)
 	/* In RTS/SQD the WQEs stay queued for the TX engine. */
 	spin_unlock_irqrestore(&qp->sq_lock, fl);
 	if (!ret)
-		rddp_tx_kick(qp);
+		rddp_tx_doorbell(qp);
 	return ret;
 }
 
@@ -685,9 +687,11 @@ int rddp_qp_connected(struct rddp_qp *qp, struct rddp_stream *s,
 	    (!qp->stream || qp->stream->stopped)) {
 		/* A QP reconnected after RESET: its old stream is over. */
 		cancel_work_sync(&qp->tx_work);
+		mutex_lock(&qp->tx_mutex);	/* no doorbell holds the old one */
 		rddp_stream_free(qp->stream);
 		rddp_stream_start(s, sock, cep);
 		WRITE_ONCE(qp->stream, s);
+		mutex_unlock(&qp->tx_mutex);
 		qp->connected = true;
 		rddp_qp_set_state(qp, IB_QPS_RTS);
 	} else {

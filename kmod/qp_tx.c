@@ -19,6 +19,13 @@
 
 /* FPDUs written per run of the work item before yielding the worker. */
 #define RDDP_TX_BUDGET	256
+/*
+ * FPDUs a doorbell writes in the poster's syscall before it hands the rest
+ * to the work item: small messages leave without a worker's wakeup (the
+ * latency siw gets by sending in the poster's context), large ones do not
+ * hold the caller long.
+ */
+#define RDDP_TX_INLINE_BUDGET	16
 
 struct workqueue_struct *rddp_wq;
 
@@ -390,47 +397,83 @@ static void rddp_tx_account(struct rddp_stream *s)
 	rddp_stat_add(rdev, RDDP_STAT_TX_BYTES, s->tx_fpdu_payload);
 }
 
-void rddp_tx_work(struct work_struct *work)
+/*
+ * The TX engine: writes FPDUs until there is nothing to send, the socket is
+ * full, an error stops the stream or @budget FPDUs are out. Returns false
+ * only in the last case (more to send now). Caller holds qp->tx_mutex.
+ */
+static bool rddp_tx_run(struct rddp_stream *s, int budget)
 {
-	struct rddp_qp *qp = container_of(work, struct rddp_qp, tx_work);
-	struct rddp_stream *s = READ_ONCE(qp->stream);
-	int budget = RDDP_TX_BUDGET;
 	int ret;
 
-	if (!s || READ_ONCE(s->stopped))
-		return;
+	lockdep_assert_held(&s->qp->tx_mutex);
+	if (READ_ONCE(s->stopped))
+		return true;
 	while (!atomic_read(&s->term_set)) {
 		if (!s->tx_fpdu_pending) {
 			/* Between FPDUs: continue the message or take a new one. */
 			if (s->tx_kind == RDDP_TX_NONE && !rddp_tx_next_job(s))
-				return;
+				return true;
 			if (!rddp_tx_may_start(s))
-				return;	/* RX kicks us when a response arrives */
+				return true;	/* RX kicks us when a response arrives */
 			if (rddp_tx_build(s)) {
 				rddp_stream_error(s, RDDP_ERR_RDMAP_CATASTROPHIC,
 						  NULL, 0, 0, NULL);
-				return;
+				return true;
 			}
 			s->tx_fpdu_sent = 0;
 			s->tx_fpdu_pending = true;
 		}
 		ret = rddp_tx_write(s, !s->tx_fpdu_last, false);
 		if (ret == -EAGAIN)
-			return;	/* sk_write_space kicks us */
+			return true;	/* sk_write_space kicks us */
 		if (ret) {
 			rddp_stream_error(s, RDDP_ERR_LLP_CLOSED, NULL, 0, 0,
 					  NULL);
-			return;
+			return true;
 		}
 		s->tx_fpdu_pending = false;
 		rddp_tx_account(s);
 		if (s->tx_fpdu_last)
 			rddp_tx_job_done(s);
-		if (--budget == 0) {
-			rddp_tx_kick(qp);
-			return;
-		}
+		if (--budget == 0)
+			return false;
 	}
+	return true;
+}
+
+void rddp_tx_work(struct work_struct *work)
+{
+	struct rddp_qp *qp = container_of(work, struct rddp_qp, tx_work);
+	struct rddp_stream *s;
+	bool done = true;
+
+	mutex_lock(&qp->tx_mutex);
+	s = qp->stream;
+	if (s)
+		done = rddp_tx_run(s, RDDP_TX_BUDGET);
+	mutex_unlock(&qp->tx_mutex);
+	if (!done)
+		rddp_tx_kick(qp);	/* yield the worker, then go on */
+}
+
+/*
+ * A user's doorbell (post_send with no WR, process context): run the engine
+ * right here unless it is running already, in which case the running one
+ * is asked to look again (queue_work() re-queues a running work item).
+ */
+void rddp_tx_doorbell(struct rddp_qp *qp)
+{
+	bool done;
+
+	if (!mutex_trylock(&qp->tx_mutex)) {
+		rddp_tx_kick(qp);
+		return;
+	}
+	done = !qp->stream || rddp_tx_run(qp->stream, RDDP_TX_INLINE_BUDGET);
+	mutex_unlock(&qp->tx_mutex);
+	if (!done)
+		rddp_tx_kick(qp);
 }
 
 /*

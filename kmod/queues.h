@@ -132,10 +132,13 @@ struct rddp_qp {
 	/*
 	 * The connection's data path (stream.h): set with the move to RTS by
 	 * rddp_qp_connected(), stopped under @state_lock when the QP leaves
-	 * RTS, freed by destroy_qp. @tx_work runs its TX engine.
+	 * RTS, freed by destroy_qp. Its TX engine runs under @tx_mutex, from
+	 * @tx_work or inline from a user's doorbell (qp_tx.c); @stream is
+	 * replaced only with @tx_mutex held too. Order: state_lock, tx_mutex.
 	 */
 	struct rddp_stream *stream;
 	struct work_struct tx_work;
+	struct mutex tx_mutex;
 
 	spinlock_t rq_lock;	/* see above */
 	struct siw_rqe *rq;	/* NULL with an SRQ */

@@ -231,6 +231,8 @@ void rddp_stream_stop(struct rddp_stream *s, bool graceful)
 	s->rx_stopped = true;
 	release_sock(sk);
 	cancel_work_sync(&qp->tx_work);
+	/* An inline run (doorbell) sees @stopped once it has the mutex. */
+	mutex_lock(&qp->tx_mutex);
 
 	/* RFC 5040 §5.3: report the error to the peer, then close. */
 	if (atomic_read(&s->term_set) && s->term_err != RDDP_ERR_NONE &&
@@ -241,6 +243,7 @@ void rddp_stream_stop(struct rddp_stream *s, bool graceful)
 		}
 	}
 	rddp_tx_flush(s);
+	mutex_unlock(&qp->tx_mutex);
 	rddp_rx_flush(s);
 	rddp_stream_close_sock(s, graceful);
 }

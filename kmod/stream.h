@@ -5,9 +5,8 @@
  * RDMAP messages (RFC 5040).
  *
  * Contexts and ownership:
- *  - TX (qp_tx.c) runs only in the QP's tx_work on rddp_wq; it owns the
- *    tx_* fields. Work items do not run concurrently with themselves, so
- *    TX needs no lock of its own.
+ *  - TX (qp_tx.c) runs under qp->tx_mutex, in the QP's tx_work on rddp_wq
+ *    or inline in a user's doorbell syscall; it owns the tx_* fields.
  *  - RX (qp_rx.c) runs in the socket's sk_data_ready (softirq) or in
  *    process context under lock_sock(); the socket lock serialises it. It
  *    owns the rx_* fields.
@@ -16,8 +15,9 @@
  *    filled by RX and drained by TX: both under @lock (spinlock, bh).
  *  - rddp_stream_stop() (process context, with qp->state_lock held) ends
  *    both engines for good: it detaches the socket callbacks, waits for RX
- *    through the socket lock and cancels tx_work, then flushes what the
- *    engines held. Only then is the socket released.
+ *    through the socket lock, cancels tx_work and waits for an inline run
+ *    (tx_mutex), then flushes what the engines held. Only then is the
+ *    socket released.
  *
  * Lifetime: allocated by the CM when the connection reaches full operation
  * (rddp_stream_start()), reachable as qp->stream until destroy_qp frees it;
@@ -171,6 +171,7 @@ struct rddp_stream {
 /* qp_tx.c */
 void rddp_tx_work(struct work_struct *work);
 void rddp_tx_kick(struct rddp_qp *qp);
+void rddp_tx_doorbell(struct rddp_qp *qp);
 int rddp_tx_terminate_now(struct rddp_stream *s);
 void rddp_tx_flush(struct rddp_stream *s);
 

@@ -29,7 +29,7 @@ help:
 	@echo 'make bench       benchmarks beside siw; make bench-core: protocol core only'
 	@echo 'make coverage    protocol-core line coverage (build/coverage/html)'
 	@echo 'make fuzz        run the fuzzers (FUZZ_SECONDS per target, default 300)'
-	@echo 'make install     install rddp.ko for the running kernel (needs root)'
+	@echo 'make install     install rddp.ko for the running kernel and rddpctl (needs root)'
 
 deps:
 	@bash tools/deps.sh
@@ -78,9 +78,13 @@ FUZZ_SECONDS ?= 300
 fuzz:
 	@bash tools/fuzz.sh $(FUZZ_SECONDS)
 
-install: kmod
+# rddpctl, its man page and bash completion go under PREFIX (CMake's
+# install rules in userspace/rddpctl).
+PREFIX ?= /usr/local
+install: kmod userspace
 	$(MAKE) -C $(KDIR) M=$(KMOD_OUT) modules_install
 	depmod -a $(notdir $(patsubst %/build,%,$(KDIR)))
+	cmake --install $(CMAKE_BUILD) --prefix $(PREFIX)
 
 clean:
 	rm -rf $(BUILD)

@@ -11,10 +11,11 @@ pkgs=(
 	# user space (C++20, CMake)
 	cmake g++ clang clang-format clang-tidy lld libgtest-dev libgmock-dev
 	libbenchmark-dev libnl-3-dev libnl-genl-3-dev libibverbs-dev librdmacm-dev lcov
+	nlohmann-json3-dev
 	python3 rsync zstd
 	# VM harness and the tools tests run inside the guest
 	qemu-system-x86 busybox-static bash iproute2 rdma-core ibverbs-utils
-	ibverbs-providers perftest rdmacm-utils iperf3 tcpdump tshark
+	ibverbs-providers perftest rdmacm-utils iperf3 tcpdump tshark jq
 )
 
 missing=()

@@ -64,7 +64,8 @@ int Feed(rddp_mpa_rx* rx, Sink* s, const std::vector<uint8_t>& w, std::mt19937* 
     size_t n = mode == 0 ? 1 : mode == 1 ? 1 + (*rng)() % 7 : 1 + (*rng)() % 65536;
     n = std::min(n, w.size() - i);
     std::unique_ptr<uint8_t[]> buf(new uint8_t[n]);
-    std::copy(w.begin() + i, w.begin() + i + n, buf.get());
+    const auto first = w.begin() + static_cast<std::ptrdiff_t>(i);
+    std::copy(first, first + static_cast<std::ptrdiff_t>(n), buf.get());
     s->in_lo = buf.get();
     s->in_hi = buf.get() + n;
     err = rddp_mpa_rx_feed(rx, buf.get(), n, &kOps, s);
@@ -114,7 +115,7 @@ TEST(FpduRx, RandomRoundTripAnyChunking) {
     rddp_mpa_tx tx = {markers, crc, start};
     std::vector<uint8_t> wire;
     std::vector<std::vector<uint8_t>> hdrs, pays;
-    int nmsg = 1 + rng() % 6;
+    int nmsg = 1 + static_cast<int>(rng() % 6);
     for (int m = 0; m < nmsg; m++) {
       auto h = RandHdr(&rng);
       std::vector<uint8_t> p(rng() % 3 == 0 ? rng() % 8 : rng() % 9000);
@@ -232,7 +233,9 @@ TEST(FpduRx, MarkerInsideFpduWrongPointer) {
   EXPECT_EQ(Feed(&rx, &s, w, &rng, 0), RDDP_MPA_ERR_MARKER);
 }
 
-int Abort(void*, const uint8_t*, uint32_t, uint32_t) { return 1; }
+int Abort(void* /*ctx*/, const uint8_t* /*hdr*/, uint32_t /*hdr_len*/, uint32_t /*payload_len*/) {
+  return 1;
+}
 
 TEST(FpduRx, ConsumerAbortIsSticky) {
   rddp_mpa_tx tx = {false, false, 0};

@@ -269,9 +269,10 @@ TEST(Rdmap, MalformedTerminate) {
       {0x12, 0x02, 0x40, 0x00, 0x00, 0x10, 0x41, 0x43},  // D, header cut
       {0x02, 0x00, 0x20, 0x00, 1, 2, 3},                 // R, Read Request cut
   };
-  for (const Bytes& c : cases)
+  for (const Bytes& c : cases) {
     EXPECT_EQ(rddp_term_parse(c.data(), static_cast<uint32_t>(c.size()), &t),
               RDDP_ERR_RDMAP_O_UNSPECIFIED);
+  }
   const Bytes unknown = {0x02, 0x77, 0x00, 0x00};
   ASSERT_EQ(rddp_term_parse(unknown.data(), 4, &t), RDDP_ERR_NONE);
   EXPECT_EQ(rddp_term_to_err(&t), RDDP_ERR_MAX);

@@ -232,8 +232,8 @@ bool RunOp(Pair& p, std::mt19937_64& rng, int op, uint32_t len, int max_sge, Sta
     good = std::memcmp(src, dst, len) == 0;
   }
   if (!good) {
-    std::printf("not ok - QP pair %d: %s of %u bytes in %zu SGEs: %s failed (status %s)\n",
-                p.index, name, len, csg.size(), step, ibv_wc_status_str(wc.status));
+    std::printf("not ok - QP pair %d: %s of %u bytes in %zu SGEs: %s failed (status %s)\n", p.index,
+                name, len, csg.size(), step, ibv_wc_status_str(wc.status));
     st.bad++;
     return false;
   }
@@ -309,16 +309,19 @@ int main(int argc, char** argv) {
 
   Stats st;
   std::vector<std::thread> threads;
+  threads.reserve(pairs.size());
   for (auto& p : pairs) {
     threads.emplace_back([&p, &st, ops, seed, &da] {
       std::mt19937_64 rng(seed * 1000003 + static_cast<uint64_t>(p.index));
       // Pair 0 moves the largest size once with each operation.
-      if (p.index == 0)
+      if (p.index == 0) {
         for (int op = 0; op < 3; op++)
           if (!RunOp(p, rng, op, kMaxSize, da.max_sge, st)) return;
-      for (int k = 0; k < ops; k++)
+      }
+      for (int k = 0; k < ops; k++) {
         if (!RunOp(p, rng, static_cast<int>(rng() % 3), PickSize(rng, p.max_size), da.max_sge, st))
           return;
+      }
     });
   }
   for (auto& t : threads) t.join();

@@ -378,9 +378,10 @@ int main(int argc, char** argv) {
     }
     auto rw = PollN(rcq.get(), 3);
     bool ok = rw.size() == 3;
-    for (size_t i = 0; ok && i < rw.size(); ++i)
+    for (size_t i = 0; ok && i < rw.size(); ++i) {
       ok = rw[i].status == IBV_WC_WR_FLUSH_ERR && rw[i].wr_id == 100 + i &&
            rw[i].opcode == IBV_WC_RECV && rw[i].qp_num == q->qp_num;
+    }
     tap.Check(ok, "ERROR flushes the 3 receives in order as IBV_WC_WR_FLUSH_ERR",
               "got " + std::to_string(rw.size()) + " completions");
     auto sw = PollN(scq.get(), 1);

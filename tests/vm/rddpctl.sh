@@ -1,0 +1,162 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# rddpctl against the live module (Documentation/rddpctl.8): every command,
+# JSON checked by jq, counters that move by what a known rping moves, a
+# setting the next connection uses (seen in the MPA Request on the wire),
+# the exit codes for a missing module, a missing device, bad arguments and
+# an unprivileged user; `rdma statistic` and `rdma resource` beside it.
+. /rddp/tests/vm/lib.sh
+
+ctl=/rddp/build/cmake/userspace/rddpctl/rddpctl
+ip=198.51.100.1
+user() { setpriv --reuid=1000 --regid=1000 --clear-groups "$@"; }
+exits() { # CODE CMD...: CMD exits with CODE
+	local want=$1
+	shift
+	"$@"
+	local rc=$?
+	echo "[exit $rc]"
+	[ "$rc" -eq "$want" ]
+}
+jqt() { # FILTER CMD...: CMD's output passes jq -e FILTER
+	local f=$1
+	shift
+	local out
+	out=$("$@") || return 1
+	echo "$out"
+	jq -e "$f" <<<"$out" >/dev/null
+}
+
+t_like "without the module: exit 3, says so" 'not loaded' exits 3 $ctl dev show
+t_run "modprobe rddp" modprobe rddp
+setup_dummy
+t_run "rddpctl link add rddp0 netdev dummy0" $ctl link add rddp0 netdev dummy0
+t_like "rdma link shows it" 'rddp0/1 state ACTIVE' rdma link show
+t_like "link add of a taken name fails with the kernel's error" 'File exists' \
+	exits 1 $ctl link add rddp0 netdev dummy0
+t_like "dev show" '^[0-9]+: rddp0: netdev dummy0 port ACTIVE qps 0 crc on markers off mpa-rev 2 tx-batch on$' \
+	$ctl dev show
+t_run "-j dev show is JSON with the settings" jqt \
+	'length == 1 and .[0].name == "rddp0" and .[0].netdev == "dummy0" and .[0].crc == true and .[0].markers == false and .[0].mpa_rev == 2 and .[0].tx_batch == true' \
+	$ctl -j dev show
+t_run "-j -p -s dev show rddp0 is JSON with counters" jqt '.[0].stats.tx_fpdus == 0' \
+	$ctl -j -p -s dev show rddp0
+t_like "no such device: exit 4" 'no such rddp device' exits 4 $ctl dev show rddp9
+t_like "bad argument: exit 2" 'crc takes on or off' exits 2 $ctl dev set rddp0 crc maybe
+t_like "unknown object: exit 2" 'unknown object' exits 2 $ctl frobnicate
+t_like "reads need no privilege" 'rddp0' user $ctl dev show
+t_like "dev set as a user: exit 5" 'CAP_NET_ADMIN' exits 5 user $ctl dev set rddp0 crc off
+t_like "stats reset as a user: exit 5" 'CAP_NET_ADMIN' exits 5 user $ctl stats reset rddp0
+t_like "monitor as a user: exit 5" 'CAP_NET_ADMIN' exits 5 user $ctl monitor
+
+rping_n() { # COUNT SIZE [PORT]
+	rping -s -a $ip -C "$1" -S "$2" -V -p "${3:-7174}" >/tmp/rs.log 2>&1 &
+	local spid=$!
+	sleep 1
+	timeout 60 rping -c -a $ip -C "$1" -S "$2" -V -v -p "${3:-7174}" >/tmp/rc.log 2>&1
+	local rc=$?
+	wait "$spid" || rc=1
+	[ "$rc" -eq 0 ] && [ "$(grep -c '^ping data: ' /tmp/rc.log)" -eq "$1" ]
+}
+
+# Counters: one rping iteration of SIZE moves 4 Sends of 16 octets (the
+# buffer advertisements), one RDMA Read and one RDMA Write of SIZE; both
+# ends are this device, so each byte counts once each way.
+t_run "stats reset rddp0" $ctl stats reset rddp0
+t_run "all counters zero after reset" jqt '[.[0] | to_entries[] | select(.key != "dev") | .value] | all(. == 0)' \
+	$ctl -j stats rddp0
+# The monitor is this shell's child: t_run runs commands in a subshell,
+# which could not wait for it.
+$ctl -j monitor >/tmp/mon.log 2>&1 &
+mon=$!
+sleep 1
+t_run "rping -V 1000 B x 10" rping_n 10 1000
+want=$((10 * (2 * 1000 + 4 * 16)))
+t_run "tx_bytes and rx_bytes moved by $want" jqt ".[0].tx_bytes == $want and .[0].rx_bytes == $want" \
+	$ctl -j stats rddp0
+t_run "connection counters: 1 attempt, 1 request, 1 accept, 2 established" jqt \
+	'.[0] | .conn_attempts == 1 and .conn_requests == 1 and .conn_accepts == 1 and .conn_established == 2 and .conn_failures == 0' \
+	$ctl -j stats rddp0
+t_run "FPDUs each way equal, no errors" jqt \
+	'.[0] | .tx_fpdus == .rx_fpdus and .tx_fpdus > 0 and .rx_crc_errors == 0 and .term_tx_ddp == 0' \
+	$ctl -j stats rddp0
+t_like "stats (human) lists the non-zero counters" "tx_bytes +$want" $ctl stats rddp0
+t_like "rdma statistic shows the same counter" "tx_bytes $want" rdma statistic show link rddp0/1
+t_like "refused connection" 'error|fail|reject' bash -c "rping -c -a $ip -p 1 -C 1 -v 2>&1; true"
+kill -INT $mon
+wait $mon
+mon_rc=$?
+t_like "monitor ends with exit 0 on SIGINT" '^exit 0$' echo "exit $mon_rc"
+t_run "monitor saw QPs reach RTS and ERR" jqt \
+	'[.[] | select(.event == "qp-state") | .state] | (index("RTS") != null) and (index("ERR") != null)' \
+	jq -s . /tmp/mon.log
+t_run "monitor saw the refused connection" jqt \
+	'[.[] | select(.event == "connection-failed" and .errno == 111)] | length >= 1' \
+	jq -s . /tmp/mon.log
+t_run "conn_failures counted it" jqt '.[0].conn_failures >= 1' $ctl -j stats rddp0
+
+# A live connection in `qp show`, `rdma resource` and `-j qp show`.
+ib_write_bw -R -d rddp0 -F -D 6 >/tmp/bw-s.log 2>&1 &
+bws=$!
+sleep 2
+ib_write_bw -R -d rddp0 -F -D 6 $ip >/tmp/bw-c.log 2>&1 &
+bwc=$!
+sleep 3
+t_like "qp show: two connected QPs in RTS" 'rddp0 +[0-9]+ +RTS +198\.51\.100\.1:[0-9]+ +198\.51\.100\.1:[0-9]+ +2 +on +off' \
+	$ctl qp show
+# perftest makes two connections (data and its exchange channel).
+t_run "-j qp show dev rddp0: MPA parameters and traffic" jqt \
+	'[.[] | select(.connected and .state == "RTS")] | length >= 2 and all(.mpa_rev == 2 and .crc and (.markers_tx | not) and .rtr == "write" and .mulpdu > 0) and (map(.tx_bytes) | add > 0)' \
+	$ctl -j qp show dev rddp0
+t_like "-s qp show adds the byte counters" 'TX_BYTES' $ctl -s qp show
+t_like "rdma -dd resource show qp has rddp's details" 'mpa_rev 2' rdma -dd resource show qp
+watch_rates() {
+	$ctl stats rddp0 -w 1 >/tmp/w.log 2>&1 &
+	local p=$!
+	sleep 2.5
+	kill -INT $p
+	wait $p
+	local rc=$?
+	cat /tmp/w.log
+	[ "$rc" -eq 0 ] && grep -q 'rddp0: .*tx_bytes/s [1-9]' /tmp/w.log
+}
+t_run "stats -w 1 shows live rates, ends on SIGINT" watch_rates
+wait $bws
+wait $bwc
+t_like "ib_write_bw ran" 'MB/sec' cat /tmp/bw-c.log
+
+# Settings: the next connection uses them, in its MPA Request on the wire
+# (RFC 5044 §7.1.1: the octet after the 16-octet key holds M 0x80, C 0x40;
+# RFC 6581 adds the enhanced-setup bit 0x10).
+mpa_flags() { # the first MPA Request's flags octet in /tmp/mpa.pcap
+	tcpdump -Z root -r /tmp/mpa.pcap -x 2>/dev/null | grep -o '0x[0-9a-f]*:.*' |
+		sed 's/^0x[0-9a-f]*: *//; s/ //g' | tr -d '\n' |
+		grep -o '4d504120494420526571204672616d65..' | head -1 | tail -c 3
+}
+capture_rping() {
+	# -Z root: tcpdump would switch to a user that cannot write /tmp.
+	tcpdump -Z root -i lo -U -w /tmp/mpa.pcap tcp port 7175 2>/tmp/tcpdump.log &
+	local t=$!
+	sleep 1
+	rping_n 2 100 7175
+	local rc=$?
+	sleep 1
+	kill $t
+	wait $t
+	local f
+	f=$(mpa_flags)
+	echo "MPA Request flags octet: ${f:-none}"
+	[ -n "$f" ] && printf 'M and C bits: %02x\n' $((0x$f & 0xc0))
+	return $rc
+}
+t_like "with crc on the MPA Request asks for CRC" 'M and C bits: 40' capture_rping
+t_run "dev set rddp0 crc off markers on tx-batch off" $ctl dev set rddp0 crc off markers on tx-batch off
+t_like "dev show reports them" 'crc off markers on mpa-rev 2 tx-batch off' $ctl dev show rddp0
+t_like "the next MPA Request asks for markers, not CRC" 'M and C bits: 80' capture_rping
+t_run "dev set rddp0 mpa-rev 1" $ctl dev set rddp0 mpa-rev 1 crc on markers off tx-batch on
+t_run "a revision-1 connection works" rping_n 2 4096
+
+t_run "rddpctl link del rddp0" $ctl link del rddp0
+t_like "link del of a missing link: exit 4" 'no such RDMA device' exits 4 $ctl link del rddp0
+t_like "rdma link is empty" '^$' rdma link show
+t_run "rmmod rddp" rmmod rddp

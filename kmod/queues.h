@@ -138,7 +138,7 @@ struct rddp_qp {
 	 */
 	struct rddp_stream *stream;
 	struct work_struct tx_work;
-	struct mutex tx_mutex;
+	struct mutex tx_mutex;		/* see above */
 
 	spinlock_t rq_lock;	/* see above */
 	struct siw_rqe *rq;	/* NULL with an SRQ */

@@ -72,6 +72,8 @@ suite fuzz bash tools/fuzz.sh "${RDDP_FUZZ_SECONDS:-15}"
 suite kmod bash tools/kmod-check.sh
 # rddpctl and the test programs VM tests run from /rddp/build/cmake.
 suite userspace make -s userspace
+# C++ style: clang-format and clang-tidy over userspace/ and tests/.
+suite cxx-style bash tools/cxx-style.sh
 
 # The harness proves it can fail before anything relies on it passing.
 suite vm-selftest bash tools/vm/selftest.sh
@@ -91,10 +93,12 @@ vm() { # KERNEL TEST...
 			--ko "build/kmod-$kernel/rddp.ko" "$t"
 	done
 }
-vm stock tests/vm/link.sh tests/vm/verbs.sh tests/vm/rdma.sh tests/vm/cm.sh
+vm stock tests/vm/link.sh tests/vm/verbs.sh tests/vm/rdma.sh tests/vm/cm.sh \
+	tests/vm/rddpctl.sh tests/vm/netns.sh
 # Two guests, rddp in one and upstream siw in the other, with a pcap.
 suite vm-stock-two bash tools/vm/two-vm-check.sh stock
-vm debug tests/vm/kunit.sh tests/vm/link.sh tests/vm/verbs.sh tests/vm/rdma.sh tests/vm/cm.sh
+vm debug tests/vm/kunit.sh tests/vm/link.sh tests/vm/verbs.sh tests/vm/rdma.sh tests/vm/cm.sh \
+	tests/vm/rddpctl.sh tests/vm/netns.sh
 # The same two-VM runs on the debug kernel (siw from its own modules).
 suite vm-debug-two bash tools/vm/two-vm-check.sh debug
 

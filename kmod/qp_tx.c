@@ -142,9 +142,17 @@ static bool rddp_tx_next_job(struct rddp_stream *s)
 	if (READ_ONCE(s->tx_blocked))
 		return false;	/* RX clears it when the RTR arrives */
 
+	/*
+	 * The Read Request is copied out and its IRQ slot freed now, before
+	 * any of the response is written: once the last byte reaches the
+	 * requester it may send its next Read (RFC 5040 §6.3, ORD), and over
+	 * a fast link (loopback) that Read can arrive while this run is still
+	 * inside kernel_sendmsg().
+	 */
 	spin_lock_bh(&s->lock);
 	if (s->irq_get != s->irq_put) {
 		s->tx_read = s->irq[s->irq_get % s->p.ird];
+		s->irq_get++;
 		have = true;
 	}
 	spin_unlock_bh(&s->lock);
@@ -328,11 +336,6 @@ static void rddp_tx_job_done(struct rddp_stream *s)
 		s->tx_rtr_pending = false;
 		if (s->p.rtr == RDDP_MPA_RTR_SEND)
 			s->tx_msn[RDDP_QN_SEND]++;
-		break;
-	case RDDP_TX_READ_RESP:
-		spin_lock_bh(&s->lock);
-		s->irq_get++;
-		spin_unlock_bh(&s->lock);
 		break;
 	case RDDP_TX_SQE:
 		if (s->tx_sqe.opcode == SIW_OP_SEND ||

@@ -11,8 +11,9 @@
  *    process context under lock_sock(); the socket lock serialises it. It
  *    owns the rx_* fields.
  *  - orq (Read Requests we sent, awaiting responses) is filled by TX and
- *    drained by RX; irq (Read Requests received, awaiting our responses) is
- *    filled by RX and drained by TX: both under @lock (spinlock, bh).
+ *    drained by RX; irq (Read Requests received whose response has not
+ *    started; the one being answered is in tx_read) is filled by RX and
+ *    drained by TX: both under @lock (spinlock, bh).
  *  - rddp_stream_stop() (process context, with qp->state_lock held) ends
  *    both engines for good: it detaches the socket callbacks, waits for RX
  *    through the socket lock, cancels tx_work and waits for an inline run

@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Driver details in `rdma resource show qp|cm_id -dd`: the MPA stream a
- * connected QP runs (RFC 5044 §7.1, RFC 6581) and its traffic. The RDMA
+ * Driver details in `rdma -dd resource show qp|cm_id`: the MPA stream a
+ * connected QP runs (RFC 5044 §7.1, RFC 6581) and its traffic; a cm_id
+ * shows its QP's, found by the connection's addresses when rdma_cm does
+ * not know the QP. The RDMA
  * core holds a restrack reference on the object while it asks, and calls
  * us in process context, so the QP's state_lock keeps its stream stable.
  */
+#include <net/ipv6.h>
 #include <rdma/rdma_cm.h>
 #include <rdma/rdma_netlink.h>
 #include <rdma/restrack.h>
@@ -68,11 +71,70 @@ static int rddp_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp)
 	return rddp_res_qp(msg, to_rddp_qp(ibqp));
 }
 
+static bool rddp_res_addr_eq(const struct sockaddr_storage *a,
+			     const struct sockaddr_storage *b)
+{
+	const struct sockaddr_in *a4 = (const void *)a, *b4 = (const void *)b;
+	const struct sockaddr_in6 *a6 = (const void *)a, *b6 = (const void *)b;
+
+	if (a->ss_family != b->ss_family)
+		return false;
+	if (a->ss_family == AF_INET)
+		return a4->sin_port == b4->sin_port &&
+		       a4->sin_addr.s_addr == b4->sin_addr.s_addr;
+	if (a->ss_family == AF_INET6)
+		return a6->sin6_port == b6->sin6_port &&
+		       ipv6_addr_equal(&a6->sin6_addr, &b6->sin6_addr);
+	return false;
+}
+
+/*
+ * The QP whose stream runs between @id's endpoints, referenced, or NULL.
+ * rdma_cm knows a connection's QP only when the ULP made it with
+ * rdma_create_qp(); rping and perftest create theirs with verbs.
+ */
+static struct rddp_qp *rddp_res_qp_of(struct ib_device *ibdev,
+				      struct rdma_cm_id *id)
+{
+	struct rddp_device *rdev = to_rddp_dev(ibdev);
+	struct rdma_addr *a = &id->route.addr;
+	struct rddp_qp *qp;
+	unsigned long qpn;
+	bool match;
+
+	xa_for_each(&rdev->qp_xa, qpn, qp) {
+		qp = rddp_qp_get_by_qpn(rdev, qpn);
+		if (!qp)
+			continue;
+		mutex_lock(&qp->state_lock);
+		match = qp->stream &&
+			rddp_res_addr_eq(&qp->stream->laddr, &a->src_addr) &&
+			rddp_res_addr_eq(&qp->stream->raddr, &a->dst_addr);
+		mutex_unlock(&qp->state_lock);
+		if (match)
+			return qp;
+		rddp_qp_put(qp);
+	}
+	return NULL;
+}
+
 /* A connection's details are those of the QP it carries. */
 static int rddp_fill_res_cm_id_entry(struct sk_buff *msg,
 				     struct rdma_cm_id *id)
 {
-	return id->qp ? rddp_res_qp(msg, to_rddp_qp(id->qp)) : 0;
+	struct rddp_qp *qp;
+	int ret;
+
+	if (id->qp)
+		return rddp_res_qp(msg, to_rddp_qp(id->qp));
+	if (!id->device)
+		return 0;
+	qp = rddp_res_qp_of(id->device, id);
+	if (!qp)
+		return 0;
+	ret = rddp_res_qp(msg, qp);
+	rddp_qp_put(qp);
+	return ret;
 }
 
 const struct ib_device_ops rddp_res_ops = {

@@ -110,6 +110,7 @@ t_run "-j qp show dev rddp0: MPA parameters and traffic" jqt \
 	$ctl -j qp show dev rddp0
 t_like "-s qp show adds the byte counters" 'TX_BYTES' $ctl -s qp show
 t_like "rdma -dd resource show qp has rddp's details" 'mpa_rev 2' rdma -dd resource show qp
+t_like "rdma -dd resource show cm_id has them too" 'rtr write' rdma -dd resource show cm_id
 watch_rates() {
 	$ctl stats rddp0 -w 1 >/tmp/w.log 2>&1 &
 	local p=$!

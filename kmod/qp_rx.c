@@ -231,8 +231,12 @@ static int rddp_rx_read_req(struct rddp_stream *s)
 		s->irq_put++;
 	}
 	spin_unlock(&s->lock);
-	if (full)
+	if (full) {
+		/* Told apart from a Send without a receive in the log. */
+		pr_info_ratelimited("rddp: QP %u: Read Request beyond IRD %u\n",
+				    qp->base.qp_num, s->p.ird);
 		return rddp_rx_fail(s, RDDP_ERR_DDP_U_NO_BUF, s->rx_small);
+	}
 	rddp_tx_kick(qp);
 	return 0;
 }

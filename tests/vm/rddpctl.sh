@@ -95,11 +95,14 @@ t_run "monitor saw the refused connection" jqt \
 	jq -s . /tmp/mon.log
 t_run "conn_failures counted it" jqt '.[0].conn_failures >= 1' $ctl -j stats rddp0
 
-# A live connection in `qp show`, `rdma resource` and `-j qp show`.
-ib_write_bw -R -d rddp0 -F -D 6 >/tmp/bw-s.log 2>&1 &
+# A live connection in `qp show`, `rdma resource` and `-j qp show`, long
+# enough for the checks below on the (much slower) debug kernel too.
+secs=10
+[ "${RDDP_KERNEL:-stock}" = debug ] && secs=45
+ib_write_bw -R -d rddp0 -F -D $secs >/tmp/bw-s.log 2>&1 &
 bws=$!
 sleep 2
-ib_write_bw -R -d rddp0 -F -D 6 $ip >/tmp/bw-c.log 2>&1 &
+ib_write_bw -R -d rddp0 -F -D $secs $ip >/tmp/bw-c.log 2>&1 &
 bwc=$!
 sleep 3
 t_like "qp show: two connected QPs in RTS" 'rddp0 +[0-9]+ +RTS +198\.51\.100\.1:[0-9]+ +198\.51\.100\.1:[0-9]+ +2 +on +off' \

@@ -107,8 +107,6 @@ run_two markers tests/vm/markers.sh --timeout 900 --ko "$rddp"
 # and the segment before did not end with such a marker (it belongs to this
 # FPDU and its CRC). In those, markers are validated and stripped and every
 # CRC must be good.
-malformed=$(tshark -r "$pcap" --disable-protocol rpcordma -Y _ws.malformed 2>/dev/null | wc -l)
-check "$([ "$malformed" -eq 0 ] && echo 1)" "markers: no malformed frames ($malformed)"
 exact=$(tshark -r "$pcap" --disable-protocol rpcordma -Y "ip.dst == 192.0.2.1 && tcp.len > 0" \
 	-T fields -e frame.number -e tcp.stream -e tcp.len -e iwarp_mpa.ulpdulength \
 	-e iwarp_mpa.marker_fpduptr -e tcp.segments 2>/dev/null |
@@ -122,6 +120,11 @@ exact=$(tshark -r "$pcap" --disable-protocol rpcordma -Y "ip.dst == 192.0.2.1 &&
 		len = $4 + 0
 		if (2 + len + (4 - (2 + len) % 4) % 4 + 4 + 4 * n == $3) print $1
 	}' | paste -sd, -)
+# Malformed: towards b (no markers) anywhere; towards a only in the segments
+# tshark can follow (elsewhere its misreads of payload raise exceptions).
+malformed=$(tshark -r "$pcap" --disable-protocol rpcordma \
+	-Y "_ws.malformed && (ip.dst == 192.0.2.2${exact:+ || frame.number in {$exact}})" 2>/dev/null | wc -l)
+check "$([ "$malformed" -eq 0 ] && echo 1)" "markers: no malformed frames ($malformed)"
 in_exact() { # DISPLAY-FILTER: verbose decode of the exact frames matching it
 	[ -n "$exact" ] || return 0
 	tshark -r "$pcap" -V --disable-protocol rpcordma -Y "frame.number in {$exact} && $1" 2>/dev/null

@@ -528,11 +528,9 @@ void rddp_genl_qp_state(struct rddp_qp *qp, enum ib_qp_state state)
 	rddp_event_send(qp->rdev, skb, nest, hdr);
 }
 
-void rddp_genl_term(struct rddp_qp *qp, bool sent, u8 layer, u8 etype,
-		    u8 ecode)
+void rddp_genl_term(struct rddp_qp *qp, bool sent,
+		    const struct rddp_term_info *t)
 {
-	struct rddp_term_info t = { .valid = true, .layer = layer,
-				    .etype = etype, .ecode = ecode };
 	struct nlattr *nest;
 	struct sk_buff *skb;
 	void *hdr;
@@ -543,7 +541,7 @@ void rddp_genl_term(struct rddp_qp *qp, bool sent, u8 layer, u8 etype,
 	if (!skb)
 		return;
 	if (nla_put_u32(skb, RDDP_A_EVENT_QP_NUM, qp->base.qp_num) ||
-	    rddp_put_term(skb, RDDP_A_EVENT_TERM, &t)) {
+	    rddp_put_term(skb, RDDP_A_EVENT_TERM, t)) {
 		nlmsg_free(skb);
 		return;
 	}

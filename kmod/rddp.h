@@ -187,8 +187,9 @@ void rddp_genl_dev_add(struct rddp_device *rdev);
 void rddp_genl_dev_del(struct rddp_device *rdev);
 struct rddp_qp;
 void rddp_genl_qp_state(struct rddp_qp *qp, enum ib_qp_state state);
-void rddp_genl_term(struct rddp_qp *qp, bool sent, u8 layer, u8 etype,
-		    u8 ecode);
+struct rddp_term_info;
+void rddp_genl_term(struct rddp_qp *qp, bool sent,
+		    const struct rddp_term_info *t);
 void rddp_genl_conn_failed(struct rddp_device *rdev,
 			   const struct sockaddr_storage *remote, int err);
 

@@ -173,7 +173,7 @@ void rddp_stream_term_account(struct rddp_stream *s, bool rx,
 {
 	if (t->layer <= RDDP_TERM_LAYER_LLP)
 		rddp_stat_inc(s->qp->rdev, rddp_term_stat[rx][t->layer]);
-	rddp_genl_term(s->qp, !rx, t->layer, t->etype, t->ecode);
+	rddp_genl_term(s->qp, !rx, t);
 }
 
 static void rddp_stream_term_sent(struct rddp_stream *s)

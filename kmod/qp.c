@@ -764,18 +764,18 @@ out:
 	return ret;
 }
 
-int rddp_qp_sq_complete(struct rddp_qp *qp, const struct siw_sqe *sqe,
+int rddp_qp_sq_complete(struct rddp_qp *qp, u64 id, u8 opcode, u16 flags,
 			enum siw_wc_status status, u32 bytes)
 {
 	struct rddp_cqe cqe = {
-		.id = sqe->id,
-		.opcode = sqe->opcode,
+		.id = id,
+		.opcode = opcode,
 		.status = status,
 		.bytes = bytes,
 		.qp = qp,
 	};
 
-	if (status == SIW_WC_SUCCESS && !(sqe->flags & SIW_WQE_SIGNALLED) &&
+	if (status == SIW_WC_SUCCESS && !(flags & SIW_WQE_SIGNALLED) &&
 	    !qp->sig_all)
 		return 0;
 	return rddp_cq_push(qp->scq, &cqe, false);

@@ -66,7 +66,7 @@ static int rddp_rx_tagged(struct rddp_stream *s, u32 len)
 		/* RFC 5040 §5.4: responses arrive in request order. */
 		spin_lock(&s->lock);
 		if (s->orq_get != s->orq_put)
-			o = &s->orq[s->orq_get % s->p.ord];
+			o = rddp_orq_slot(s, s->orq_get);
 		spin_unlock(&s->lock);
 		if (!o)
 			return rddp_rx_fail(s, RDDP_ERR_RDMAP_O_OPCODE, NULL);
@@ -225,7 +225,7 @@ static int rddp_rx_read_req(struct rddp_stream *s)
 	/* RFC 5040 §6.3: no more than IRD Read Requests outstanding */
 	full = s->irq_put - s->irq_get >= s->p.ird;
 	if (!full) {
-		slot = &s->irq[s->irq_put % s->p.ird];
+		slot = rddp_irq_slot(s, s->irq_put);
 		slot->req = r;
 		slot->rtr = false;
 		s->irq_put++;
@@ -272,14 +272,21 @@ static int rddp_rx_terminate(struct rddp_stream *s)
 
 static void rddp_rx_read_resp_done(struct rddp_stream *s)
 {
-	struct rddp_read o;
+	struct rddp_read *o;
+	struct rddp_sqw *w;
 
 	spin_lock(&s->lock);
-	o = s->orq[s->orq_get % s->p.ord];
+	o = rddp_orq_slot(s, s->orq_get);
 	s->orq_get++;
+	if (!o->rtr) {
+		w = rddp_sqw_slot(s, o->sqw);
+		w->state = RDDP_SQW_DONE;
+		w->status = SIW_WC_SUCCESS;
+		w->bytes = o->req.size;
+	}
 	spin_unlock(&s->lock);
-	if (!o.rtr)
-		rddp_qp_sq_complete(s->qp, &o.sqe, SIW_WC_SUCCESS, o.req.size);
+	/* In order: earlier WQEs may still wait (RFC 5040 §5.5). */
+	rddp_sqw_reap(s);
 	/* An ORD slot is free again. */
 	rddp_tx_kick(s->qp);
 }
@@ -394,8 +401,12 @@ void rddp_rx_data_ready(struct sock *sk)
 
 	read_lock_bh(&sk->sk_callback_lock);
 	s = sk->sk_user_data;
-	if (s)
+	if (s) {
 		rddp_rx_read(sk, s);
+		/* The segment's ACK has been processed: zero-copy WQEs may be done. */
+		if (READ_ONCE(s->sqw_acks))
+			rddp_sqw_reap(s);
+	}
 	read_unlock_bh(&sk->sk_callback_lock);
 }
 

@@ -8,11 +8,20 @@
  *
  * Order (RFC 5040 §5.5): messages leave in the order they are taken. The
  * engine finishes the message it started before taking the next; between
- * messages, pending Read Responses go first, then the SQ.
+ * messages, pending Read Responses go first, then the SQ. Completions leave
+ * in the order WQEs were taken, through the stream's sqw ring.
+ *
+ * Zero copy (stream without CRC, see struct rddp_stream_params): payload in
+ * pages TCP may reference goes out with sendpage, the FPDU's own header,
+ * markers, pad and CRC are copied. A Write or Send sent so completes only
+ * when TCP has acknowledged its last octet: until then a retransmission
+ * reads the application's buffer, which the completion hands back.
  */
+#include <linux/mm.h>
 #include <linux/net.h>
 #include <linux/uio.h>
 #include <net/sock.h>
+#include <net/tcp.h>
 
 #include "rddp.h"
 #include "stream.h"
@@ -37,6 +46,101 @@ void rddp_tx_kick(struct rddp_qp *qp)
 		queue_work(rddp_wq, &qp->tx_work);
 }
 
+/* ---- completions, in order (stream.h: struct rddp_sqw) ---- */
+
+/*
+ * Report the finished WQEs at the head of the sqw ring. Any context. A
+ * zero-copy WQE is finished once TCP's snd_una has passed it; while one is
+ * waiting, SOCK_NOSPACE stays set so that TCP calls sk_write_space (and so
+ * this) on every ACK. The bit is set before snd_una is read: an ACK after
+ * the read finds it.
+ */
+void rddp_sqw_reap(struct rddp_stream *s)
+{
+	struct rddp_qp *qp = s->qp;
+	struct sock *sk = s->sock->sk;
+	bool kick = false;
+	u32 una;
+
+	spin_lock_bh(&s->lock);
+	if (s->sqw_acks) {
+		set_bit(SOCK_NOSPACE, &sk->sk_socket->flags);
+		/* Pairs with the smp_mb() in tcp_check_space(). */
+		smp_mb__after_atomic();
+	}
+	una = READ_ONCE(tcp_sk(sk)->snd_una);
+	while (s->sqw_get != s->sqw_put) {
+		struct rddp_sqw *w = rddp_sqw_slot(s, s->sqw_get);
+
+		if (w->state == RDDP_SQW_ACK && !before(una, w->ack_seq)) {
+			w->state = RDDP_SQW_DONE;
+			w->status = SIW_WC_SUCCESS;
+			s->sqw_acks--;
+		}
+		if (w->state != RDDP_SQW_DONE)
+			break;
+		rddp_qp_sq_complete(qp, w->id, w->opcode, w->flags, w->status,
+				    w->bytes);
+		s->sqw_get++;
+		if (s->tx_sqw_full) {
+			s->tx_sqw_full = false;
+			kick = true;
+		}
+	}
+	spin_unlock_bh(&s->lock);
+	if (kick)
+		rddp_tx_kick(qp);
+}
+
+/* Take a sqw entry for the SQE TX is about to take; false if none free. */
+static bool rddp_sqw_reserve(struct rddp_stream *s)
+{
+	bool ok;
+
+	spin_lock_bh(&s->lock);
+	ok = s->sqw_put - s->sqw_get < s->sqw_size;
+	s->tx_sqw_full = !ok;
+	spin_unlock_bh(&s->lock);
+	return ok;
+}
+
+static void rddp_sqw_push(struct rddp_stream *s)
+{
+	struct rddp_sqw *w;
+
+	spin_lock_bh(&s->lock);
+	s->tx_sqw = s->sqw_put++;
+	w = rddp_sqw_slot(s, s->tx_sqw);
+	w->id = s->tx_sqe.id;
+	w->opcode = s->tx_sqe.opcode;
+	w->flags = s->tx_sqe.flags;
+	w->bytes = 0;
+	w->state = RDDP_SQW_SENDING;
+	spin_unlock_bh(&s->lock);
+}
+
+/* The current SQE is finished (@status, @bytes) or waits for TCP's ACK. */
+static void rddp_sqw_finish(struct rddp_stream *s, enum siw_wc_status status,
+			    u32 bytes, bool wait_ack)
+{
+	struct rddp_sqw *w;
+
+	spin_lock_bh(&s->lock);
+	w = rddp_sqw_slot(s, s->tx_sqw);
+	w->bytes = bytes;
+	w->status = status;
+	if (wait_ack) {
+		/* TX is the only writer: write_seq ends this message. */
+		w->ack_seq = READ_ONCE(tcp_sk(s->sock->sk)->write_seq);
+		w->state = RDDP_SQW_ACK;
+		s->sqw_acks++;
+	} else {
+		w->state = RDDP_SQW_DONE;
+	}
+	spin_unlock_bh(&s->lock);
+	rddp_sqw_reap(s);
+}
+
 /* ---- jobs ---- */
 
 static bool rddp_tx_sqe_is_read(const struct siw_sqe *sqe)
@@ -48,7 +152,7 @@ static bool rddp_tx_sqe_is_read(const struct siw_sqe *sqe)
 static void rddp_tx_local_error(struct rddp_stream *s,
 				enum siw_wc_status status)
 {
-	rddp_qp_sq_complete(s->qp, &s->tx_sqe, status, 0);
+	rddp_sqw_finish(s, status, 0, false);
 	s->tx_kind = RDDP_TX_NONE;
 	rddp_sg_release(&s->tx_sg);
 	rddp_stream_error(s, RDDP_ERR_RDMAP_CATASTROPHIC, NULL, 0, 0, NULL);
@@ -70,6 +174,7 @@ static int rddp_tx_sqe_setup(struct rddp_stream *s)
 	rddp_sg_init(&s->tx_sg);
 	s->tx_off = 0;
 	s->tx_started = false;
+	s->tx_lent = false;
 	switch (sqe->opcode) {
 	case SIW_OP_SEND:
 	case SIW_OP_SEND_REMOTE_INV:
@@ -80,7 +185,7 @@ static int rddp_tx_sqe_setup(struct rddp_stream *s)
 		return 0;	/* the sink is checked when data arrives */
 	default:
 		/* Local invalidate, READ with local invalidate: no fast-reg MRs. */
-		rddp_qp_sq_complete(qp, sqe, SIW_WC_LOC_QP_OP_ERR, 0);
+		rddp_sqw_finish(s, SIW_WC_LOC_QP_OP_ERR, 0, false);
 		return -EOPNOTSUPP;
 	}
 	if (sqe->flags & SIW_WQE_INLINE) {
@@ -151,7 +256,7 @@ static bool rddp_tx_next_job(struct rddp_stream *s)
 	 */
 	spin_lock_bh(&s->lock);
 	if (s->irq_get != s->irq_put) {
-		s->tx_read = s->irq[s->irq_get % s->p.ird];
+		s->tx_read = *rddp_irq_slot(s, s->irq_get);
 		s->irq_get++;
 		have = true;
 	}
@@ -161,7 +266,8 @@ static bool rddp_tx_next_job(struct rddp_stream *s)
 		return !rddp_tx_read_resp_setup(s);
 	}
 
-	while (!rddp_qp_sq_next(s->qp, &s->tx_sqe)) {
+	while (rddp_sqw_reserve(s) && !rddp_qp_sq_next(s->qp, &s->tx_sqe)) {
+		rddp_sqw_push(s);
 		s->tx_kind = RDDP_TX_SQE;
 		if (!rddp_tx_sqe_setup(s))
 			return true;
@@ -202,11 +308,13 @@ static void rddp_tx_push_orq(struct rddp_stream *s, const struct rddp_read_req *
 	struct rddp_read *o;
 
 	spin_lock_bh(&s->lock);
-	o = &s->orq[s->orq_put % s->p.ord];
+	o = rddp_orq_slot(s, s->orq_put);
 	o->req = *r;
 	o->rtr = rtr;
-	if (!rtr)
-		o->sqe = s->tx_sqe;
+	if (!rtr) {
+		o->sqw = s->tx_sqw;
+		rddp_sqw_slot(s, s->tx_sqw)->state = RDDP_SQW_READ;
+	}
 	s->orq_put++;
 	spin_unlock_bh(&s->lock);
 }
@@ -329,8 +437,6 @@ static int rddp_tx_build(struct rddp_stream *s)
 /* The job's last FPDU is in the socket. */
 static void rddp_tx_job_done(struct rddp_stream *s)
 {
-	struct rddp_qp *qp = s->qp;
-
 	switch (s->tx_kind) {
 	case RDDP_TX_RTR:
 		s->tx_rtr_pending = false;
@@ -343,14 +449,110 @@ static void rddp_tx_job_done(struct rddp_stream *s)
 			s->tx_msn[RDDP_QN_SEND]++;
 		/* A Read completes when its response has been placed (RX). */
 		if (!rddp_tx_sqe_is_read(&s->tx_sqe))
-			rddp_qp_sq_complete(qp, &s->tx_sqe, SIW_WC_SUCCESS,
-					    s->tx_len);
+			rddp_sqw_finish(s, SIW_WC_SUCCESS, s->tx_len,
+					s->tx_lent);
 		break;
 	default:
 		break;
 	}
 	rddp_sg_release(&s->tx_sg);
 	s->tx_kind = RDDP_TX_NONE;
+}
+
+/* Whether @p is the stream's own memory (header, markers, bounce, inline). */
+static bool rddp_tx_own(const struct rddp_stream *s, const u8 *p)
+{
+	const u8 *st = (const u8 *)s, *f = (const u8 *)s->tx_fpdu;
+
+	return (p >= st && p < st + sizeof(*s)) ||
+	       (p >= f && p < f + sizeof(*s->tx_fpdu));
+}
+
+/*
+ * The page behind payload byte @p if TCP may hold a reference to it: the
+ * direct map, not slab (sendpage_ok()), and not memory the stream rewrites
+ * for the next FPDU; and a route that gathers pages (else TCP copies).
+ */
+static struct page *rddp_tx_lendable(const struct rddp_stream *s, const u8 *p)
+{
+	struct page *page;
+
+	if (!s->p.tx_zcopy || rddp_tx_own(s, p) || !virt_addr_valid(p) ||
+	    !(s->sock->sk->sk_route_caps & NETIF_F_SG))
+		return NULL;
+	page = virt_to_page(p);
+	return sendpage_ok(page) ? page : NULL;
+}
+
+/*
+ * Zero-copy write of the FPDU's spans from byte @skip, under one socket
+ * lock: runs of copied spans with tcp_sendmsg_locked(), lendable pages
+ * with sendpage. Returns the bytes TCP took or its error if none.
+ */
+static int rddp_tx_write_zc(struct rddp_stream *s, u32 skip, int flags,
+			    bool more)
+{
+	struct rddp_fpdu *f = s->tx_fpdu;
+	struct sock *sk = s->sock->sk;
+	u32 i = 0, sent = 0, n;
+	int ret = 0, fl;
+
+	lock_sock(sk);
+	while (i < f->nr_spans) {
+		const struct rddp_span *sp = &f->span[i];
+		const u8 *p = sp->base + skip;
+		u32 len = sp->len - skip;
+		struct page *page;
+		size_t want;
+
+		if (skip >= sp->len) {
+			skip -= sp->len;
+			i++;
+			continue;
+		}
+		page = rddp_tx_lendable(s, p);
+		if (page) {
+			u32 poff = offset_in_page(p);
+
+			want = min_t(u32, len, PAGE_SIZE - poff);
+			fl = flags | MSG_MORE | MSG_SENDPAGE_NOTLAST;
+			if (!more && want == len && i + 1 == f->nr_spans)
+				fl = flags;
+			ret = kernel_sendpage_locked(sk, page, poff, want, fl);
+			if (ret > 0) {
+				s->tx_lent = true;
+				rddp_stat_add(s->qp->rdev, RDDP_STAT_TX_ZCOPY_BYTES,
+					      ret);
+			}
+		} else {
+			struct msghdr msg = { .msg_flags = flags };
+
+			/* This span and the copied ones after it, in one call. */
+			for (n = 0, want = 0; i + n < f->nr_spans; n++) {
+				const struct rddp_span *q = &f->span[i + n];
+				const u8 *b = n ? q->base : p;
+
+				if (n && rddp_tx_lendable(s, b))
+					break;
+				s->tx_vec[n].iov_base = (void *)b;
+				s->tx_vec[n].iov_len = n ? q->len : len;
+				want += s->tx_vec[n].iov_len;
+			}
+			if (more || i + n < f->nr_spans)
+				msg.msg_flags |= MSG_MORE;
+			iov_iter_kvec(&msg.msg_iter, ITER_SOURCE, s->tx_vec, n,
+				      want);
+			ret = tcp_sendmsg_locked(sk, &msg, want);
+		}
+		if (ret <= 0)
+			break;
+		sent += ret;
+		skip += ret;
+		if (ret < want)
+			break;	/* the socket is full */
+	}
+	release_sock(sk);
+	return sent ? sent : ret;
 }
 
 /*
@@ -365,6 +567,13 @@ static int rddp_tx_write(struct rddp_stream *s, bool more, bool block)
 	size_t len = 0;
 	int ret;
 
+	if (!block)
+		msg.msg_flags |= MSG_DONTWAIT;
+	more = more && s->p.tx_batch;
+	if (s->p.tx_zcopy) {
+		ret = rddp_tx_write_zc(s, skip, msg.msg_flags, more);
+		goto out;
+	}
 	for (i = 0; i < f->nr_spans; i++) {
 		const struct rddp_span *sp = &f->span[i];
 
@@ -378,11 +587,10 @@ static int rddp_tx_write(struct rddp_stream *s, bool more, bool block)
 		skip = 0;
 		n++;
 	}
-	if (!block)
-		msg.msg_flags |= MSG_DONTWAIT;
-	if (more && s->p.tx_batch)
+	if (more)
 		msg.msg_flags |= MSG_MORE;
 	ret = kernel_sendmsg(s->sock, &msg, s->tx_vec, n, len);
+out:
 	if (ret < 0)
 		return ret;
 	s->tx_fpdu_sent += ret;
@@ -428,8 +636,19 @@ static bool rddp_tx_run(struct rddp_stream *s, int budget)
 			s->tx_fpdu_pending = true;
 		}
 		ret = rddp_tx_write(s, !s->tx_fpdu_last, false);
-		if (ret == -EAGAIN)
-			return true;	/* sk_write_space kicks us */
+		if (ret == -EAGAIN) {
+			/*
+			 * sk_write_space kicks us; unless room came back before
+			 * it could see the flag (it frees room, then reads it).
+			 */
+			WRITE_ONCE(s->tx_wants_space, true);
+			/* Flag before room: write_space does room, then flag. */
+			smp_mb();
+			if (!sk_stream_is_writeable(s->sock->sk))
+				return true;
+			WRITE_ONCE(s->tx_wants_space, false);
+			return false;
+		}
 		if (ret) {
 			rddp_stream_error(s, RDDP_ERR_LLP_CLOSED, NULL, 0, 0,
 					  NULL);
@@ -514,27 +733,33 @@ int rddp_tx_terminate_now(struct rddp_stream *s)
 	return rddp_tx_write(s, false, true);
 }
 
-/* Stream stop: flush what TX held, oldest first (ORQ, then the job). */
+/*
+ * Stream stop, both engines halted: report every WQE TX took, in order.
+ * Finished ones (and zero-copy ones TCP has acknowledged) with their status,
+ * the rest, whose outcome at the peer is unknown, with a flush error.
+ */
 void rddp_tx_flush(struct rddp_stream *s)
 {
-	struct rddp_qp *qp = s->qp;
-	struct rddp_read o;
+	u32 una = READ_ONCE(tcp_sk(s->sock->sk)->snd_una);
+	struct rddp_sqw *w;
 
-	for (;;) {
-		spin_lock_bh(&s->lock);
-		if (s->orq_get == s->orq_put) {
-			spin_unlock_bh(&s->lock);
-			break;
+	spin_lock_bh(&s->lock);
+	s->orq_get = s->orq_put;
+	for (; s->sqw_get != s->sqw_put; s->sqw_get++) {
+		w = rddp_sqw_slot(s, s->sqw_get);
+		if (w->state == RDDP_SQW_ACK && !before(una, w->ack_seq)) {
+			w->state = RDDP_SQW_DONE;
+			w->status = SIW_WC_SUCCESS;
 		}
-		o = s->orq[s->orq_get % s->p.ord];
-		s->orq_get++;
-		spin_unlock_bh(&s->lock);
-		if (!o.rtr)
-			rddp_qp_sq_complete(qp, &o.sqe, SIW_WC_WR_FLUSH_ERR, 0);
+		if (w->state != RDDP_SQW_DONE) {
+			w->status = SIW_WC_WR_FLUSH_ERR;
+			w->bytes = 0;
+		}
+		rddp_qp_sq_complete(s->qp, w->id, w->opcode, w->flags,
+				    w->status, w->bytes);
 	}
-	if (s->tx_kind == RDDP_TX_SQE &&
-	    !(rddp_tx_sqe_is_read(&s->tx_sqe) && s->tx_started))
-		rddp_qp_sq_complete(qp, &s->tx_sqe, SIW_WC_WR_FLUSH_ERR, 0);
+	s->sqw_acks = 0;
+	spin_unlock_bh(&s->lock);
 	rddp_sg_release(&s->tx_sg);
 	s->tx_kind = RDDP_TX_NONE;
 }

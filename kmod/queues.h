@@ -195,8 +195,9 @@ int rddp_cq_push(struct rddp_cq *cq, const struct rddp_cqe *cqe,
  * rddp_qp_rq_next - same for the next receive WQE, from the SRQ if the QP
  *   has one (which may raise IB_EVENT_SRQ_LIMIT_REACHED). -ENOENT if none,
  *   -ENOTCONN unless RTR/RTS.
- * rddp_qp_sq_complete - report the end of an SQE: a CQE on the send CQ if
- *   it was signalled (or sq_sig_all) or failed. Returns rddp_cq_push()'s.
+ * rddp_qp_sq_complete - report the end of the SQE @id (@opcode, @flags): a
+ *   CQE on the send CQ if it was signalled (or sq_sig_all) or failed.
+ *   Returns rddp_cq_push()'s. The stream's sqw ring calls it in order.
  * rddp_qp_rq_complete - report the end of an RQE on the receive CQ;
  *   @inval_stag != 0 reports a Send with Invalidate of that STag, @solicited
  *   a message with the SE bit (wakes a CQ armed for solicited events).
@@ -211,7 +212,7 @@ void rddp_qp_get(struct rddp_qp *qp);
 void rddp_qp_put(struct rddp_qp *qp);
 int rddp_qp_sq_next(struct rddp_qp *qp, struct siw_sqe *out);
 int rddp_qp_rq_next(struct rddp_qp *qp, struct siw_rqe *out);
-int rddp_qp_sq_complete(struct rddp_qp *qp, const struct siw_sqe *sqe,
+int rddp_qp_sq_complete(struct rddp_qp *qp, u64 id, u8 opcode, u16 flags,
 			enum siw_wc_status status, u32 bytes);
 int rddp_qp_rq_complete(struct rddp_qp *qp, const struct siw_rqe *rqe,
 			enum siw_wc_status status, u32 bytes, u32 inval_stag,

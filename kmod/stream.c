@@ -3,6 +3,7 @@
  * An MPA stream in full operation (stream.h): start, error reporting and
  * stop. RFC 5044 §5 (full operation), RFC 5040 §5.3 (Terminate and close).
  */
+#include <linux/log2.h>
 #include <linux/slab.h>
 #include <linux/tcp.h>
 #include <net/sock.h>
@@ -31,9 +32,16 @@ struct rddp_stream *rddp_stream_alloc(struct rddp_qp *qp,
 	/* Both engines index the ORQ and IRQ modulo these: never 0. */
 	s->p.ord = max_t(u16, p->ord, 1);
 	s->p.ird = max_t(u16, p->ird, 1);
-	s->orq = kcalloc(s->p.ord, sizeof(*s->orq), GFP_KERNEL);
-	s->irq = kcalloc(s->p.ird, sizeof(*s->irq), GFP_KERNEL);
-	if (!s->tx_fpdu || !s->tx_vec || !s->orq || !s->irq) {
+	s->p.tx_zcopy = !p->crc;	/* see struct rddp_stream_params */
+	s->orq_slots = roundup_pow_of_two(s->p.ord);
+	s->irq_slots = roundup_pow_of_two(s->p.ird);
+	s->orq = kcalloc(s->orq_slots, sizeof(*s->orq), GFP_KERNEL);
+	s->irq = kcalloc(s->irq_slots, sizeof(*s->irq), GFP_KERNEL);
+	/* TX takes no more WQEs than the SQ holds before their CQEs. */
+	s->sqw_size = max(qp->num_sqe, 1U);
+	s->sqw_slots = roundup_pow_of_two(s->sqw_size);
+	s->sqw = kvcalloc(s->sqw_slots, sizeof(*s->sqw), GFP_KERNEL);
+	if (!s->tx_fpdu || !s->tx_vec || !s->orq || !s->irq || !s->sqw) {
 		rddp_stream_free(s);
 		return NULL;
 	}
@@ -62,6 +70,7 @@ void rddp_stream_free(struct rddp_stream *s)
 	WARN_ON(s->sock);
 	if (s->cep)
 		rddp_cep_put(s->cep);
+	kvfree(s->sqw);
 	kfree(s->irq);
 	kfree(s->orq);
 	kfree(s->tx_vec);
@@ -69,16 +78,26 @@ void rddp_stream_free(struct rddp_stream *s)
 	kfree(s);
 }
 
-/* sk_write_space: room in the send buffer again. */
+/*
+ * sk_write_space: TCP calls it on incoming ACKs while SOCK_NOSPACE is set,
+ * which TCP sets when the send buffer fills and TX sets while zero-copy
+ * WQEs wait for their ACK (qp_tx.c).
+ */
 static void rddp_stream_write_space(struct sock *sk)
 {
 	struct rddp_stream *s;
 
 	read_lock_bh(&sk->sk_callback_lock);
 	s = sk->sk_user_data;
-	if (s && sk_stream_is_writeable(sk)) {
-		clear_bit(SOCK_NOSPACE, &sk->sk_socket->flags);
-		rddp_tx_kick(s->qp);
+	if (s) {
+		if (READ_ONCE(s->sqw_acks))
+			rddp_sqw_reap(s);	/* sets SOCK_NOSPACE again if needed */
+		else if (sk_stream_is_writeable(sk))
+			clear_bit(SOCK_NOSPACE, &sk->sk_socket->flags);
+		if (READ_ONCE(s->tx_wants_space) && sk_stream_is_writeable(sk)) {
+			WRITE_ONCE(s->tx_wants_space, false);
+			rddp_tx_kick(s->qp);
+		}
 	}
 	read_unlock_bh(&sk->sk_callback_lock);
 }

@@ -13,7 +13,10 @@
  *  - orq (Read Requests we sent, awaiting responses) is filled by TX and
  *    drained by RX; irq (Read Requests received whose response has not
  *    started; the one being answered is in tx_read) is filled by RX and
- *    drained by TX: both under @lock (spinlock, bh).
+ *    drained by TX; sqw (WQEs taken from the SQ, until their CQE) is
+ *    filled by TX and reaped by whichever context finishes its head: all
+ *    under @lock (spinlock, bh). CQEs are pushed with @lock held, which
+ *    keeps them in order; the lock order is lock -> the CQ's lock.
  *  - rddp_stream_stop() (process context, with qp->state_lock held) ends
  *    both engines for good: it detaches the socket callbacks, waits for RX
  *    through the socket lock, cancels tx_work and waits for an inline run
@@ -49,8 +52,32 @@ struct rddp_cep;
 /* A Read Request we sent (ORQ) or received (IRQ). */
 struct rddp_read {
 	struct rddp_read_req req;
-	struct siw_sqe sqe;	/* ORQ: the Read WQE to complete */
+	u32 sqw;		/* ORQ: the Read WQE's sqw index */
 	bool rtr;		/* ORQ: a zero-length RTR Read, no WQE */
+};
+
+/*
+ * Where a WQE taken from the SQ stands until its CQE is written. The send
+ * CQ reports WQEs in the order they were posted (RFC 5040 §5.5: completions
+ * reach the ULP in submission order), although a Read finishes only when its
+ * response has been placed and a zero-copy Write or Send only when TCP has
+ * acknowledged its last octet (qp_tx.c): the sqw ring keeps the order.
+ */
+enum rddp_sqw_state {
+	RDDP_SQW_SENDING,	/* TX is framing it */
+	RDDP_SQW_READ,		/* Read Request sent, response awaited (RX) */
+	RDDP_SQW_ACK,		/* pages lent to TCP until it acks @ack_seq */
+	RDDP_SQW_DONE,		/* ready: report @status */
+};
+
+struct rddp_sqw {
+	u64 id;
+	u32 bytes;
+	u32 ack_seq;		/* RDDP_SQW_ACK: TCP sequence after it */
+	u16 flags;		/* SIW_WQE_SIGNALLED etc. */
+	u8 opcode;
+	u8 state;		/* enum rddp_sqw_state */
+	u8 status;		/* enum siw_wc_status, once RDDP_SQW_DONE */
 };
 
 enum rddp_tx_kind {
@@ -79,6 +106,14 @@ struct rddp_stream_params {
 	u16 ird;		/* inbound Read Requests we accept */
 	u16 ord;		/* outbound Read Requests in flight */
 	bool tx_batch;		/* several FPDUs per send (MSG_MORE) */
+	/*
+	 * Lend payload pages to TCP instead of copying them (sendpage). Only
+	 * without CRC: the CRC is computed when an FPDU is built, and a page
+	 * that changes before TCP has sent it (a buffer reused early, a page
+	 * cache page written meanwhile) would put a bad CRC on the wire and
+	 * end the connection; a copy pins the bytes the CRC covers.
+	 */
+	bool tx_zcopy;
 };
 
 struct rddp_stream {
@@ -94,10 +129,19 @@ struct rddp_stream {
 	void (*saved_state_change)(struct sock *sk);
 
 	spinlock_t lock;	/* orq and irq, see above */
-	struct rddp_read *orq;	/* p.ord entries */
-	u32 orq_put, orq_get;
-	struct rddp_read *irq;	/* p.ird entries */
-	u32 irq_put, irq_get;
+	/*
+	 * Rings with free-running u32 indices: each has a power-of-two number
+	 * of slots, so that index % slots stays continuous across the wrap at
+	 * 2^32; the limits (p.ord, p.ird, sqw_size) apply to put - get.
+	 */
+	struct rddp_read *orq;	/* orq_slots >= p.ord */
+	u32 orq_slots, orq_put, orq_get;
+	struct rddp_read *irq;	/* irq_slots >= p.ird */
+	u32 irq_slots, irq_put, irq_get;
+	struct rddp_sqw *sqw;	/* sqw_slots >= sqw_size, the SQ depth */
+	u32 sqw_slots, sqw_size, sqw_put, sqw_get;
+	u32 sqw_acks;		/* entries in RDDP_SQW_ACK */
+	bool tx_sqw_full;	/* TX waits for a free sqw entry */
 
 	/*
 	 * The first error detected on the stream, reported to the peer with a
@@ -133,6 +177,8 @@ struct rddp_stream {
 	bool tx_blocked;	/* responder: nothing goes before the RTR */
 	enum rddp_tx_kind tx_kind;
 	struct siw_sqe tx_sqe;
+	u32 tx_sqw;		/* tx_sqe's sqw index */
+	bool tx_lent;		/* a page of tx_sqe went to TCP (zero copy) */
 	struct rddp_read tx_read;	/* RDDP_TX_READ_RESP */
 	struct rddp_sg tx_sg;
 	u32 tx_len;		/* message length */
@@ -149,6 +195,7 @@ struct rddp_stream {
 	bool tx_fpdu_last;	/* it ends the message */
 	u32 tx_fpdu_payload;	/* its DDP payload octets */
 	bool tx_fpdu_pending;	/* built and not yet fully written */
+	bool tx_wants_space;	/* parked on a full socket until write_space */
 
 	/* ---- RX (socket lock) ---- */
 	struct rddp_mpa_rx rx_mpa;
@@ -169,12 +216,28 @@ struct rddp_stream {
 	u32 rx_small_len;
 };
 
+static inline struct rddp_read *rddp_orq_slot(struct rddp_stream *s, u32 i)
+{
+	return &s->orq[i & (s->orq_slots - 1)];
+}
+
+static inline struct rddp_read *rddp_irq_slot(struct rddp_stream *s, u32 i)
+{
+	return &s->irq[i & (s->irq_slots - 1)];
+}
+
+static inline struct rddp_sqw *rddp_sqw_slot(struct rddp_stream *s, u32 i)
+{
+	return &s->sqw[i & (s->sqw_slots - 1)];
+}
+
 /* qp_tx.c */
 void rddp_tx_work(struct work_struct *work);
 void rddp_tx_kick(struct rddp_qp *qp);
 void rddp_tx_doorbell(struct rddp_qp *qp);
 int rddp_tx_terminate_now(struct rddp_stream *s);
 void rddp_tx_flush(struct rddp_stream *s);
+void rddp_sqw_reap(struct rddp_stream *s);
 
 /* qp_rx.c */
 void rddp_rx_data_ready(struct sock *sk);

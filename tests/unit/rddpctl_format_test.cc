@@ -85,7 +85,8 @@ TEST(RddpctlFormat, DevShowDetails) {
             "    term_tx_rdmap 8 term_tx_ddp 9 term_tx_mpa 10 term_rx_rdmap 11 term_rx_ddp 12 "
             "term_rx_mpa 13\n"
             "    conn_attempts 14 conn_established 15 conn_requests 16 conn_accepts 17 "
-            "conn_rejects 18 conn_failures 19 mpa_timeouts 20\n");
+            "conn_rejects 18 conn_failures 19 mpa_timeouts 20\n"
+            "    tx_zcopy_bytes 21\n");
 }
 
 TEST(RddpctlFormat, DevShowJson) {
@@ -110,7 +111,7 @@ TEST(RddpctlFormat, DevShowJson) {
 
   j = Parse(FormatDevices(devs, kJsonDetails));
   ASSERT_TRUE(j[1]["stats"].is_object());
-  EXPECT_EQ(j[1]["stats"].size(), 20U);
+  EXPECT_EQ(j[1]["stats"].size(), 21U);
   EXPECT_EQ(j[1]["stats"]["tx_fpdus"], 5);
   EXPECT_EQ(j[1]["stats"]["mpa_timeouts"], 100);
   EXPECT_EQ(j[0]["stats"]["tx_fpdus"], 0);
@@ -275,7 +276,7 @@ TEST(RddpctlFormat, StatsAll) {
   EXPECT_EQ(out.rfind("rddp0:\n    tx_fpdus           0\n", 0), 0U) << out;
   EXPECT_NE(out.find("    rx_fpdus           4\n"), std::string::npos);
   EXPECT_NE(out.find("    rx_framing_errors  0\n"), std::string::npos);
-  EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), 21);
+  EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), 22);
 }
 
 TEST(RddpctlFormat, StatsJson) {
@@ -284,7 +285,7 @@ TEST(RddpctlFormat, StatsJson) {
   json j = Parse(FormatStats(devs, kJson));
   ASSERT_EQ(j.size(), 2U);
   EXPECT_EQ(j[0]["dev"], "rddp0");
-  EXPECT_EQ(j[0].size(), 21U);  // dev and every counter, zero or not
+  EXPECT_EQ(j[0].size(), 22U);  // dev and every counter, zero or not
   EXPECT_EQ(j[0]["tx_bytes"].get<uint64_t>(), 1ULL << 50);
   EXPECT_EQ(j[1]["conn_failures"], 0);
   for (const auto& [key, value] : j[1].items()) {
@@ -325,7 +326,7 @@ TEST(RddpctlFormat, RatesJson) {
   EXPECT_EQ(j[0]["interval_ms"], 500);
   EXPECT_EQ(j[0]["rx_fpdus_per_sec"], 100);
   EXPECT_EQ(j[0]["tx_bytes_per_sec"], 0);
-  EXPECT_EQ(j[0].size(), 22U);
+  EXPECT_EQ(j[0].size(), 23U);
 }
 
 Event MakeEvent(uint8_t type) {

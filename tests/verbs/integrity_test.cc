@@ -1,7 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 // Data integrity over rddp through librdmacm: RDMA Write, RDMA Read and
 // Send/Recv with random sizes (0 B to 8 MiB), 1 to max SGEs on both sides,
-// unaligned offsets, on many QPs at once. Both ends run in this process,
+// unaligned offsets, on many QPs at once; and a Read, a Write and a Send
+// posted together, whose completions must come in posting order (RFC 5040
+// §5.5) and whose Write source may be rewritten as soon as the Write has
+// completed (zero-copy TX lends those pages to TCP until they are
+// acknowledged). Both ends run in this process,
 // over the address given (an rddp device's address). Every transfer is
 // checked byte for byte; the last line is TAP-like: `integrity: N ok, N bad`.
 //
@@ -242,6 +246,86 @@ bool RunOp(Pair& p, std::mt19937_64& rng, int op, uint32_t len, int max_sge, Sta
   return true;
 }
 
+// A Read, a Write and a Send posted in one call: the send CQ reports them
+// in that order although the Read finishes last on the wire (its response
+// comes back after the Write and the Send have gone). The Write's source is
+// rewritten as soon as its completion is seen; the server must still have
+// received what was there when it was posted.
+bool RunOrdered(Pair& p, std::mt19937_64& rng, Stats& st) {
+  const size_t half = p.max_size / 2;
+  const uint32_t rlen = PickSize(rng, static_cast<uint32_t>(half - 8192));
+  const uint32_t wlen = PickSize(rng, static_cast<uint32_t>(half - 8192));
+  const size_t roff = rng() % 4096 + 1, woff = half + rng() % 4096 + 5;
+  const size_t sroff = rng() % 4096 + 3, swoff = half + rng() % 4096 + 7;
+  Fill(rng, p.sbuf->at(sroff), rlen);
+  Fill(rng, p.cbuf->at(woff), wlen);
+  const std::vector<uint8_t> wrote(p.cbuf->at(woff), p.cbuf->at(woff) + wlen);
+
+  ibv_sge note_sge{};  // libsiw refuses a receive without SGEs
+  note_sge.lkey = p.sbuf->mr->lkey;
+  note_sge.addr = reinterpret_cast<uintptr_t>(p.sbuf->at(0));
+  ibv_recv_wr rwr{}, *rbad = nullptr;
+  rwr.sg_list = &note_sge;
+  rwr.num_sge = 1;
+  if ((errno = ibv_post_recv(p.s->qp, &rwr, &rbad))) Die("ibv_post_recv (ordered)");
+
+  std::vector<ibv_sge> rsg = Split(rng, *p.cbuf, roff, rlen, 1);
+  std::vector<ibv_sge> wsg = Split(rng, *p.cbuf, woff, wlen, 1);
+  ibv_send_wr wr[3]{}, *bad = nullptr;
+  wr[0].wr_id = 1;
+  wr[0].opcode = IBV_WR_RDMA_READ;
+  wr[0].sg_list = rsg.data();
+  wr[0].num_sge = static_cast<int>(rsg.size());
+  wr[0].wr.rdma.remote_addr = reinterpret_cast<uintptr_t>(p.sbuf->at(sroff));
+  wr[0].wr.rdma.rkey = p.sbuf->mr->rkey;
+  wr[1].wr_id = 2;
+  wr[1].opcode = IBV_WR_RDMA_WRITE;
+  wr[1].sg_list = wsg.data();
+  wr[1].num_sge = static_cast<int>(wsg.size());
+  wr[1].wr.rdma.remote_addr = reinterpret_cast<uintptr_t>(p.sbuf->at(swoff));
+  wr[1].wr.rdma.rkey = p.sbuf->mr->rkey;
+  wr[2].wr_id = 3;
+  wr[2].opcode = IBV_WR_SEND;
+  for (int i = 0; i < 3; i++) {
+    wr[i].send_flags = IBV_SEND_SIGNALED;
+    wr[i].next = i < 2 ? &wr[i + 1] : nullptr;
+  }
+  if ((errno = ibv_post_send(p.c->qp, wr, &bad))) Die("ibv_post_send (ordered)");
+
+  static constexpr ibv_wc_opcode kOpcodes[3] = {IBV_WC_RDMA_READ, IBV_WC_RDMA_WRITE, IBV_WC_SEND};
+  ibv_wc wc{};
+  std::string failed;
+  for (uint64_t i = 0; i < 3 && failed.empty(); i++) {
+    if (!Poll(p.ccq, &wc) || wc.status != IBV_WC_SUCCESS) {
+      failed = "client completion " + std::to_string(i + 1) + " (status " +
+               ibv_wc_status_str(wc.status) + ")";
+    } else if (wc.wr_id != i + 1 || wc.opcode != kOpcodes[i]) {
+      failed = "completion " + std::to_string(i + 1) + " is WR " + std::to_string(wc.wr_id) +
+               " (out of order)";
+    } else if (i == 1) {
+      std::memset(p.cbuf->at(woff), 0xa5, wlen);  // the Write's buffer is ours again
+    }
+  }
+  if (failed.empty() && (!Poll(p.scq, &wc) || wc.status != IBV_WC_SUCCESS)) {
+    failed = "server completion of the Send";
+  }
+  if (failed.empty() && std::memcmp(p.cbuf->at(roff), p.sbuf->at(sroff), rlen) != 0) {
+    failed = "Read data compare";
+  }
+  if (failed.empty() && std::memcmp(p.sbuf->at(swoff), wrote.data(), wlen) != 0) {
+    failed = "Write data compare (source rewritten after its completion)";
+  }
+  if (!failed.empty()) {
+    std::printf("not ok - QP pair %d: ordered Read %u B, Write %u B, Send: %s\n", p.index, rlen,
+                wlen, failed.c_str());
+    st.bad++;
+    return false;
+  }
+  st.ok++;
+  st.bytes += rlen + wlen;
+  return true;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -319,7 +403,9 @@ int main(int argc, char** argv) {
           if (!RunOp(p, rng, op, kMaxSize, da.max_sge, st)) return;
       }
       for (int k = 0; k < ops; k++) {
-        if (!RunOp(p, rng, static_cast<int>(rng() % 3), PickSize(rng, p.max_size), da.max_sge, st))
+        const int op = static_cast<int>(rng() % 4);
+        if (op == 3 ? !RunOrdered(p, rng, st)
+                    : !RunOp(p, rng, op, PickSize(rng, p.max_size), da.max_sge, st))
           return;
       }
     });

@@ -1,9 +1,10 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# `make bench`: perftest between two guests over virtio-net, first with rddp
-# in both, then with upstream siw in both (rddp unloaded: they never share a
-# kernel), in the same run. Guest a is the server. Results go to
-# $RDDP_RESULTS/bench.txt as "DRIVER TEST SIZE VALUE UNIT" lines;
+# `make bench`: perftest between two guests over virtio-net: rddp in both
+# (its defaults: CRC on), rddp in both with mpa_crc=0 (no CRC, so zero-copy
+# TX), then upstream siw in both (rddp unloaded: they never share a kernel;
+# siw's defaults: no CRC), in the same run. Guest a is the server. Results
+# go to $RDDP_RESULTS/bench.txt as "DRIVER TEST SIZE VALUE UNIT" lines;
 # tools/bench.sh prints them side by side with ratios.
 set -u
 . "$(dirname "$0")/lib.sh"
@@ -14,16 +15,21 @@ out=$RDDP_RESULTS/bench.txt
 row() { awk '$1 ~ /^[0-9]+$/ && NF >= 4 { r = $0 } END { print r }'; }
 
 t_barrier up
-for drv in rddp siw; do
-	if [ "$drv" = rddp ]; then
-		t_run "modprobe rddp" modprobe rddp
+for drv in rddp rddp-nocrc siw; do
+	case $drv in
+	rddp | rddp-nocrc)
+		params=()
+		[ "$drv" = rddp-nocrc ] && params=(mpa_crc=0)
+		t_run "modprobe rddp ${params[*]}" modprobe rddp "${params[@]}"
 		t_run "rdma link add" rdma link add rddp0 type rddp netdev eth0
-		RDDP_DEV=rddp0
-	else
+		RDDP_DEV=rddp0 mod=rddp
+		;;
+	siw)
 		t_run "modprobe siw" modprobe siw
 		t_run "rdma link add" rdma link add siw0 type siw netdev eth0
-		RDDP_DEV=siw0
-	fi
+		RDDP_DEV=siw0 mod=siw
+		;;
+	esac
 	t_barrier "loaded-$drv"
 	for t in "ib_write_bw 65536" "ib_read_bw 65536" "ib_send_bw 65536" \
 		"ib_write_bw 4096" "ib_write_lat 64" "ib_read_lat 64" "ib_send_lat 64"; do
@@ -45,6 +51,6 @@ for drv in rddp siw; do
 		t_barrier "$drv-$tool-$size" 240
 	done
 	t_run "rdma link delete" rdma link delete "$RDDP_DEV"
-	t_run "rmmod $drv" rmmod "$drv"
+	t_run "rmmod $mod" rmmod "$mod"
 	t_barrier "unloaded-$drv"
 done

@@ -6,6 +6,13 @@
 . /rddp/tests/vm/lib.sh
 
 ip=198.51.100.1
+ctl=/rddp/build/cmake/userspace/rddpctl/rddpctl
+# The device counter NAME (rddpctl stats, summed over rddp0).
+counter() { $ctl -j stats rddp0 | jq -e ".[0].$1"; }
+counter_above() { # NAME MIN
+	local v
+	v=$(counter "$1") && echo "$1 $v" && [ "$v" -gt "$2" ]
+}
 t_run "modprobe rddp $*" modprobe rddp "$@"
 setup_dummy
 t_run "rdma link add rddp0" rdma link add rddp0 type rddp netdev dummy0
@@ -54,8 +61,8 @@ t_run "8 concurrent rping -V connections" many_rping
 # Our data-integrity program: Write, Read and Send/Recv of random sizes up
 # to 8 MiB, random SGE lists and unaligned offsets, on 64 QPs at once.
 # On failure the kernel's view follows the program's last lines.
-integrity() {
-	timeout 600 /rddp/build/cmake/tests/verbs/rddp_integrity $ip 64 6 1 >/tmp/int.log 2>&1
+integrity() { # [QPS]
+	timeout 600 /rddp/build/cmake/tests/verbs/rddp_integrity $ip "${1:-64}" 6 1 >/tmp/int.log 2>&1
 	local rc=$?
 	grep -v '^ok' /tmp/int.log | tail -8
 	if [ "$rc" -ne 0 ]; then
@@ -92,6 +99,8 @@ done
 for tool in ib_write_lat ib_read_lat ib_send_lat; do
 	t_like "$tool 64 B" '^ *64 +[0-9]+' perf_pair $tool -s 64 -n 200
 done
+# With CRC on, payload is copied before its CRC is computed, never lent.
+t_like "CRC on: no zero-copy TX (tx_zcopy_bytes)" '^0$' counter tx_zcopy_bytes
 
 # The MPA options: revision 1, markers required by one side, no CRC.
 t_run "rdma link delete" rdma link delete rddp0
@@ -102,6 +111,14 @@ for params in mpa_rev=1 mpa_markers=1 mpa_crc=0; do
 	t_run "rping -V 65000 B x 10 with $params" rping_pair 65000 10
 	t_like "ib_read_bw 64 KiB with $params" '65536 +[0-9]+' perf_pair ib_read_bw -s 65536 -n 100
 	t_like "ib_send_bw 64 KiB with $params" '65536 +[0-9]+' perf_pair ib_send_bw -s 65536 -n 100
+	if [ "$params" = mpa_crc=0 ]; then
+		# Without CRC, payload pages go to TCP by reference; Writes and
+		# Sends complete once TCP has acknowledged them.
+		t_like "ib_write_bw 64 KiB with $params" '65536 +[0-9]+' perf_pair ib_write_bw -s 65536 -n 200
+		t_like "data integrity on 16 QPs with $params (zero copy)" ' 0 bad' integrity 16
+		t_run "$params: TX lent pages to TCP (tx_zcopy_bytes > 1 MiB)" \
+			counter_above tx_zcopy_bytes 1048576
+	fi
 	t_run "rdma link delete ($params)" rdma link delete rddp0
 	t_run "rmmod rddp ($params)" rmmod rddp
 done

@@ -89,6 +89,7 @@ enum rddp_stat_attr {
 	RDDP_A_STAT_CONN_REJECTS,	/* iw_reject calls */
 	RDDP_A_STAT_CONN_FAILURES,	/* setup failed (refused, bad frame) */
 	RDDP_A_STAT_MPA_TIMEOUTS,	/* setup ran out of time */
+	RDDP_A_STAT_TX_ZCOPY_BYTES,	/* octets lent to TCP (zero copy) */
 	__RDDP_A_STAT_MAX,
 };
 #define RDDP_A_STAT_MAX (__RDDP_A_STAT_MAX - 1)

@@ -292,7 +292,7 @@ static int rddp_put_term(struct sk_buff *skb, int type,
 	return 0;
 }
 
-static u8 rddp_rtr_uapi(u8 rtr)
+u8 rddp_rtr_uapi(u8 rtr)
 {
 	switch (rtr) {
 	case RDDP_MPA_RTR_WRITE:

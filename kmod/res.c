@@ -11,23 +11,24 @@
 #include <rdma/rdma_cm.h>
 #include <rdma/rdma_netlink.h>
 #include <rdma/restrack.h>
+#include <uapi/linux/rddp_netlink.h>
 
 #include "queues.h"
 #include "rddp.h"
 #include "stream.h"
 
+/* The names rddpctl shows for the same values (enum rddp_rtr). */
 static const char *const rddp_rtr_names[] = {
-	[0] = "none",
-	[RDDP_MPA_RTR_WRITE] = "write",
-	[RDDP_MPA_RTR_READ] = "read",
-	[RDDP_MPA_RTR_SEND] = "send",
+	[RDDP_RTR_NONE] = "none",
+	[RDDP_RTR_WRITE] = "write",
+	[RDDP_RTR_READ] = "read",
+	[RDDP_RTR_SEND] = "send",
 };
 
 static int rddp_res_stream(struct sk_buff *msg, struct rddp_stream *s)
 {
 	const struct rddp_stream_params *p = &s->p;
-	const char *rtr = p->rtr < ARRAY_SIZE(rddp_rtr_names) &&
-			  rddp_rtr_names[p->rtr] ? rddp_rtr_names[p->rtr] : "?";
+	const char *rtr = rddp_rtr_names[rddp_rtr_uapi(p->rtr)];
 	struct nlattr *nest;
 
 	/* The driver's attributes go in one RDMA_NLDEV_ATTR_DRIVER nest. */

@@ -257,6 +257,9 @@ void rddp_stream_error(struct rddp_stream *s, enum rddp_err err,
 		       const u8 *hdr, u32 hdr_len, u32 seg_len,
 		       const u8 *rreq);
 
+/* genl.c: an RDDP_MPA_RTR_* value as the uapi's enum rddp_rtr (res.c too) */
+u8 rddp_rtr_uapi(u8 rtr);
+
 extern struct workqueue_struct *rddp_wq;
 
 #endif /* RDDP_STREAM_H */

@@ -50,6 +50,7 @@ static const struct nla_policy rddp_set_policy[RDDP_A_SET_MAX + 1] = {
 	[RDDP_A_SET_MARKERS] = NLA_POLICY_MAX(NLA_U8, 1),
 	[RDDP_A_SET_MPA_REV] = NLA_POLICY_RANGE(NLA_U8, 1, 2),
 	[RDDP_A_SET_TX_BATCH] = NLA_POLICY_MAX(NLA_U8, 1),
+	[RDDP_A_SET_TX_ZCOPY] = NLA_POLICY_MAX(NLA_U8, 1),
 };
 
 /* Requests carry a device name and, for DEV_SET, settings; nothing else. */
@@ -116,7 +117,8 @@ static int rddp_put_settings(struct sk_buff *skb,
 	    nla_put_u8(skb, RDDP_A_SET_CRC, s->crc) ||
 	    nla_put_u8(skb, RDDP_A_SET_MARKERS, s->markers) ||
 	    nla_put_u8(skb, RDDP_A_SET_MPA_REV, s->mpa_rev) ||
-	    nla_put_u8(skb, RDDP_A_SET_TX_BATCH, s->tx_batch))
+	    nla_put_u8(skb, RDDP_A_SET_TX_BATCH, s->tx_batch) ||
+	    nla_put_u8(skb, RDDP_A_SET_TX_ZCOPY, s->tx_zcopy))
 		return -EMSGSIZE;
 	nla_nest_end(skb, nest);
 	return 0;
@@ -246,6 +248,8 @@ static int rddp_dev_set_doit(struct sk_buff *skb, struct genl_info *info)
 		s->mpa_rev = nla_get_u8(tb[RDDP_A_SET_MPA_REV]);
 	if (tb[RDDP_A_SET_TX_BATCH])
 		s->tx_batch = nla_get_u8(tb[RDDP_A_SET_TX_BATCH]);
+	if (tb[RDDP_A_SET_TX_ZCOPY])
+		s->tx_zcopy = nla_get_u8(tb[RDDP_A_SET_TX_ZCOPY]);
 	spin_unlock_bh(&rdev->settings_lock);
 	mutex_unlock(&rddp_devs_lock);
 	return 0;

@@ -44,6 +44,7 @@ void rddp_settings_default(struct rddp_settings *s)
 	s->markers = mpa_markers;
 	s->mpa_rev = mpa_rev;
 	s->tx_batch = 1;
+	s->tx_zcopy = 1;
 }
 
 /* A consistent copy of the device's settings (DEV_SET replaces them). */

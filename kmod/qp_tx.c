@@ -11,11 +11,12 @@
  * messages, pending Read Responses go first, then the SQ. Completions leave
  * in the order WQEs were taken, through the stream's sqw ring.
  *
- * Zero copy (stream without CRC, see struct rddp_stream_params): payload in
- * pages TCP may reference goes out with sendpage, the FPDU's own header,
- * markers, pad and CRC are copied. A Write or Send sent so completes only
- * when TCP has acknowledged its last octet: until then a retransmission
- * reads the application's buffer, which the completion hands back.
+ * Zero copy (the device's tx_zcopy setting, on streams without CRC; see
+ * struct rddp_stream_params): payload in pages TCP may reference goes out
+ * with sendpage, the FPDU's own header, markers, pad and CRC are copied. A
+ * Write or Send sent so completes only when TCP has acknowledged its last
+ * octet: until then a retransmission reads the application's buffer, which
+ * the completion hands back.
  */
 #include <linux/mm.h>
 #include <linux/net.h>

@@ -53,6 +53,7 @@ struct rddp_settings {
 	u8 markers;	/* require markers towards us (M bit) */
 	u8 mpa_rev;	/* 1 or 2 (RFC 6581) */
 	u8 tx_batch;	/* several FPDUs per socket send (MSG_MORE) */
+	u8 tx_zcopy;	/* lend payload pages to TCP (only without CRC) */
 };
 
 /*

@@ -32,7 +32,8 @@ struct rddp_stream *rddp_stream_alloc(struct rddp_qp *qp,
 	/* Both engines index the ORQ and IRQ modulo these: never 0. */
 	s->p.ord = max_t(u16, p->ord, 1);
 	s->p.ird = max_t(u16, p->ird, 1);
-	s->p.tx_zcopy = !p->crc;	/* see struct rddp_stream_params */
+	/* the device's setting, never with CRC: see struct rddp_stream_params */
+	s->p.tx_zcopy = p->tx_zcopy && !p->crc;
 	s->orq_slots = roundup_pow_of_two(s->p.ord);
 	s->irq_slots = roundup_pow_of_two(s->p.ird);
 	s->orq = kcalloc(s->orq_slots, sizeof(*s->orq), GFP_KERNEL);

@@ -107,11 +107,12 @@ struct rddp_stream_params {
 	u16 ord;		/* outbound Read Requests in flight */
 	bool tx_batch;		/* several FPDUs per send (MSG_MORE) */
 	/*
-	 * Lend payload pages to TCP instead of copying them (sendpage). Only
-	 * without CRC: the CRC is computed when an FPDU is built, and a page
-	 * that changes before TCP has sent it (a buffer reused early, a page
-	 * cache page written meanwhile) would put a bad CRC on the wire and
-	 * end the connection; a copy pins the bytes the CRC covers.
+	 * Lend payload pages to TCP instead of copying them (sendpage): the
+	 * device's tx_zcopy setting, and only without CRC (rddp_stream_alloc()
+	 * clears it with CRC). The CRC is computed when an FPDU is built, and
+	 * a page that changes before TCP has sent it (a buffer reused early, a
+	 * page cache page written meanwhile) would put a bad CRC on the wire
+	 * and end the connection; a copy pins the bytes the CRC covers.
 	 */
 	bool tx_zcopy;
 };

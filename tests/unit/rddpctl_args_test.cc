@@ -75,8 +75,9 @@ TEST(RddpctlArgs, HelpAndVersion) {
 
 TEST(RddpctlArgs, UsageText) {
   const std::string all = Usage("");
-  for (const char* word : {"dev [show", "dev set", "qp [show]", "stats [show]", "stats reset",
-                           "monitor", "link add", "link del", "-j", "-p", "-s", "-w", "-h", "-V"})
+  for (const char* word :
+       {"dev [show", "dev set", "tx-zcopy on|off", "qp [show]", "stats [show]", "stats reset",
+        "monitor", "link add", "link del", "-j", "-p", "-s", "-w", "-h", "-V"})
     EXPECT_NE(all.find(word), std::string::npos) << word;
   const std::string link = Usage("link");
   EXPECT_NE(link.find("link add"), std::string::npos);
@@ -90,6 +91,10 @@ TEST(RddpctlArgs, DevSet) {
   EXPECT_EQ(r.command, Command::kDevSet);
   EXPECT_EQ(r.dev, "rddp0");
   EXPECT_EQ(r.settings, (Settings{.crc = false, .markers = true, .mpa_rev = 1, .tx_batch = false}));
+  r = Parse({"dev", "set", "rddp0", "tx-zcopy", "off"});
+  EXPECT_EQ(r.settings, (Settings{.tx_zcopy = false}));
+  r = Parse({"dev", "set", "rddp0", "crc", "off", "tx-zcopy", "on", "tx-batch", "on"});
+  EXPECT_EQ(r.settings, (Settings{.crc = false, .tx_batch = true, .tx_zcopy = true}));
   r = Parse({"dev", "set", "rddp0", "mpa-rev", "2"});
   EXPECT_EQ(r.settings, (Settings{.mpa_rev = 2}));
   r = Parse({"dev", "set", "rddp0", "crc", "on"});
@@ -99,7 +104,7 @@ TEST(RddpctlArgs, DevSet) {
 TEST(RddpctlArgs, DevSetErrors) {
   EXPECT_EQ(UsageMessage({"dev", "set"}), "dev: device name missing");
   EXPECT_EQ(UsageMessage({"dev", "set", "rddp0"}),
-            "dev: set needs at least one setting (crc, markers, mpa-rev, tx-batch)");
+            "dev: set needs at least one setting (crc, markers, mpa-rev, tx-batch, tx-zcopy)");
   EXPECT_EQ(UsageMessage({"dev", "set", "rddp0", "crc", "maybe"}),
             "dev: crc takes on or off, not 'maybe'");
   EXPECT_EQ(UsageMessage({"dev", "set", "rddp0", "crc"}), "dev: crc value missing");
@@ -107,11 +112,16 @@ TEST(RddpctlArgs, DevSetErrors) {
             "dev: markers takes on or off, not '1'");
   EXPECT_EQ(UsageMessage({"dev", "set", "rddp0", "tx-batch", "yes"}),
             "dev: tx-batch takes on or off, not 'yes'");
+  EXPECT_EQ(UsageMessage({"dev", "set", "rddp0", "tx-zcopy", "no"}),
+            "dev: tx-zcopy takes on or off, not 'no'");
+  EXPECT_EQ(UsageMessage({"dev", "set", "rddp0", "tx-zcopy"}), "dev: tx-zcopy value missing");
+  EXPECT_EQ(UsageMessage({"dev", "set", "rddp0", "tx-zcopy", "on", "tx-zcopy", "off"}),
+            "dev: tx-zcopy given twice");
   EXPECT_EQ(UsageMessage({"dev", "set", "rddp0", "mpa-rev", "3"}),
             "dev: mpa-rev takes 1 or 2, not '3'");
   EXPECT_EQ(UsageMessage({"dev", "set", "rddp0", "mpa-rev"}), "dev: mpa-rev value missing");
   EXPECT_EQ(UsageMessage({"dev", "set", "rddp0", "speed", "fast"}),
-            "dev: unknown setting 'speed' (crc, markers, mpa-rev, tx-batch)");
+            "dev: unknown setting 'speed' (crc, markers, mpa-rev, tx-batch, tx-zcopy)");
   EXPECT_EQ(UsageMessage({"dev", "set", "rddp0", "crc", "on", "crc", "off"}),
             "dev: crc given twice");
 }

@@ -71,7 +71,8 @@ TEST(RddpctlRequests, DevGetOne) {
 
 TEST(RddpctlRequests, DevSet) {
   NlMsgPtr msg =
-      BuildDevSet(kFamilyId, "rddp0", Settings{.crc = false, .mpa_rev = 1, .tx_batch = true});
+      BuildDevSet(kFamilyId, "rddp0",
+                  Settings{.crc = false, .mpa_rev = 1, .tx_batch = true, .tx_zcopy = false});
   EXPECT_EQ(Genl(msg)->cmd, RDDP_CMD_DEV_SET);
   EXPECT_EQ(nlmsg_hdr(msg.get())->nlmsg_flags & NLM_F_ACK, NLM_F_ACK);
   auto tb = GenlAttrs<RDDP_A_MAX>(msg);
@@ -85,6 +86,9 @@ TEST(RddpctlRequests, DevSet) {
   EXPECT_EQ(set[RDDP_A_SET_MARKERS], nullptr);  // not given, not sent
   EXPECT_EQ(nla_get_u8(set[RDDP_A_SET_MPA_REV]), 1);
   EXPECT_EQ(nla_get_u8(set[RDDP_A_SET_TX_BATCH]), 1);
+  ASSERT_NE(set[RDDP_A_SET_TX_ZCOPY], nullptr);
+  EXPECT_EQ(nla_len(set[RDDP_A_SET_TX_ZCOPY]), 1);
+  EXPECT_EQ(nla_get_u8(set[RDDP_A_SET_TX_ZCOPY]), 0);
 }
 
 TEST(RddpctlRequests, QpGet) {

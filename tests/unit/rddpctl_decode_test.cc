@@ -38,7 +38,9 @@ TEST(RddpctlDecode, FullDevice) {
   EXPECT_EQ(d->netdev_index, 7U);
   EXPECT_EQ(d->port_state, 4);
   EXPECT_EQ(d->qps, 3U);
-  EXPECT_EQ(d->settings, (Settings{.crc = true, .markers = false, .mpa_rev = 2, .tx_batch = true}));
+  EXPECT_EQ(
+      d->settings,
+      (Settings{.crc = true, .markers = false, .mpa_rev = 2, .tx_batch = true, .tx_zcopy = true}));
   ASSERT_EQ(d->counters.size(), 21U);
   EXPECT_EQ(d->counters.front(), (Counter{"tx_fpdus", 10}));
   EXPECT_EQ(d->counters[1], (Counter{"tx_bytes", 20}));

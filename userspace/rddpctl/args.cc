@@ -29,8 +29,8 @@ struct ObjectUsage {
 constexpr std::array<ObjectUsage, 5> kObjectUsage = {{
     {"dev",
      "       rddpctl [-j [-p]] [-s] dev [show [DEV]]\n"
-     "       rddpctl dev set DEV [crc on|off] [markers on|off] [mpa-rev 1|2] "
-     "[tx-batch on|off]\n"},
+     "       rddpctl dev set DEV [crc on|off] [markers on|off] [mpa-rev 1|2]\n"
+     "               [tx-batch on|off] [tx-zcopy on|off]\n"},
     {"qp", "       rddpctl [-j [-p]] [-s] qp [show] [dev DEV]\n"},
     {"stats",
      "       rddpctl [-j [-p]] [-s] stats [show] [DEV] [-w SECONDS]\n"
@@ -148,16 +148,18 @@ void ParseDev(Words& w, Request& r) {
         once(r.settings.markers) = ParseOnOff(w, key);
       } else if (key == "tx-batch") {
         once(r.settings.tx_batch) = ParseOnOff(w, key);
+      } else if (key == "tx-zcopy") {
+        once(r.settings.tx_zcopy) = ParseOnOff(w, key);
       } else if (key == "mpa-rev") {
         std::string value = w.Next("mpa-rev value");
         if (value != "1" && value != "2") w.Fail("mpa-rev takes 1 or 2, not '" + value + "'");
         once(r.settings.mpa_rev) = static_cast<uint8_t>(value == "1" ? 1 : 2);
       } else {
-        w.Fail("unknown setting '" + key + "' (crc, markers, mpa-rev, tx-batch)");
+        w.Fail("unknown setting '" + key + "' (crc, markers, mpa-rev, tx-batch, tx-zcopy)");
       }
     }
     if (r.settings.Empty())
-      w.Fail("set needs at least one setting (crc, markers, mpa-rev, tx-batch)");
+      w.Fail("set needs at least one setting (crc, markers, mpa-rev, tx-batch, tx-zcopy)");
     return;
   }
   r.command = Command::kDevShow;

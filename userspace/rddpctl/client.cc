@@ -77,6 +77,7 @@ NlMsgPtr BuildDevSet(uint16_t family, std::string_view dev, const Settings& sett
   put(RDDP_A_SET_MARKERS, flag(settings.markers));
   put(RDDP_A_SET_MPA_REV, settings.mpa_rev);
   put(RDDP_A_SET_TX_BATCH, flag(settings.tx_batch));
+  put(RDDP_A_SET_TX_ZCOPY, flag(settings.tx_zcopy));
   Check(nla_nest_end(msg.get(), nest));
   return msg;
 }

@@ -20,8 +20,11 @@ struct Settings {
   std::optional<bool> markers{};
   std::optional<uint8_t> mpa_rev{};
   std::optional<bool> tx_batch{};
+  std::optional<bool> tx_zcopy{};
 
-  [[nodiscard]] bool Empty() const { return !crc && !markers && !mpa_rev && !tx_batch; }
+  [[nodiscard]] bool Empty() const {
+    return !crc && !markers && !mpa_rev && !tx_batch && !tx_zcopy;
+  }
   bool operator==(const Settings&) const = default;
 };
 

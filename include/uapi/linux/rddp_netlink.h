@@ -57,6 +57,7 @@ enum rddp_set_attr {
 	RDDP_A_SET_MARKERS,	/* u8 0/1: require markers towards us (M) */
 	RDDP_A_SET_MPA_REV,	/* u8 1/2: highest MPA revision offered */
 	RDDP_A_SET_TX_BATCH,	/* u8 0/1: several FPDUs per send (MSG_MORE) */
+	RDDP_A_SET_TX_ZCOPY,	/* u8 0/1: lend payload pages to TCP, no CRC */
 	__RDDP_A_SET_MAX,
 };
 #define RDDP_A_SET_MAX (__RDDP_A_SET_MAX - 1)

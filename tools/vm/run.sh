@@ -169,7 +169,7 @@ while :; do
 	echo "# guest(s) $boot_hung did not reach init in ${boot_timeout}s; booting again" >&2
 	for r in "${roles[@]}"; do
 		mv "$res/console-$r.log" "$res/console-$r.boot-hang.log" 2>/dev/null || true
-		rm -rf "${res:?}/$r" "$res"/barrier-*
+		rm -rf "${res:?}/$r" "$res"/barrier-* "$res"/listen-*
 	done
 	attempt=$((attempt + 1))
 done

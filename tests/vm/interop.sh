@@ -2,6 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0
 # Interop with the upstream siw driver: guest a runs rddp, guest b siw
 # (they never share a kernel), joined by virtio-net (192.0.2.1 <-> .2).
+# The guests may boot different kernels (two-vm-check.sh debug: rddp on the
+# debug kernel, siw on Debian's): each loads its module from its own
+# /lib/modules, and `both` (lib.sh) starts a client only once the server
+# in the other guest listens, however slow its kernel.
 # rping -V and perftest in both directions, then with rddp's mpa_crc=0 and
 # mpa_rev=1. tools/vm/two-vm-check.sh checks the pcap of the link.
 set -u

@@ -13,8 +13,9 @@
 #   setup_dummy                 dummy0 up with 198.51.100.1/24 (one-VM tests)
 #   perf_retry CMD...           CMD, again (3 runs at most) on perftest's handshake race
 #
-# Environment: RDDP_ROLE (a, or a|b with two VMs), RDDP_KERNEL (stock|debug),
-# RDDP_TOPOLOGY (one|two), RDDP_LOCAL_IP/RDDP_PEER_IP on the two-VM link.
+# Environment: RDDP_ROLE (a, or a|b with two VMs), RDDP_KERNEL (stock|debug:
+# this guest's; two guests may differ), RDDP_TOPOLOGY (one|two),
+# RDDP_LOCAL_IP/RDDP_PEER_IP on the two-VM link.
 
 RDDP_RESULTS=${RDDP_RESULTS:-/results/${RDDP_ROLE:-a}}
 mkdir -p "$RDDP_RESULTS"
@@ -122,22 +123,54 @@ setup_dummy() {
 # when its connection fails, so the client counts its pings.
 rping_server() { timeout 120 rping -s -a "$RDDP_LOCAL_IP" -C "$1" -S "$2" -V; }
 rping_client() {
-	sleep 2
 	timeout 120 rping -c -a "$RDDP_PEER_IP" -C "$1" -S "$2" -V -v >/tmp/rping-c.log 2>&1
 	local rc=$?
 	cat /tmp/rping-c.log
 	[ "$rc" -eq 0 ] && [ "$(grep -c '^ping data: ' /tmp/rping-c.log)" -eq "$1" ]
 }
 perf_server() { timeout 120 "$@" -R -d "$RDDP_DEV" -F; }
-perf_client() { sleep 2; timeout 120 "$@" -R -d "$RDDP_DEV" -F "$RDDP_PEER_IP"; }
-# both SERVER-ROLE NAME SERVER-FN CLIENT-FN ARGS...: one exchange, then a
-# barrier so that both guests start the next one together.
+perf_client() { timeout 120 "$@" -R -d "$RDDP_DEV" -F "$RDDP_PEER_IP"; }
+
+# The client connects once the server listens, not after a fixed delay: the
+# guests may boot different kernels, and a server on the debug kernel can
+# take longer to reach rdma_listen (its first rping: seconds) than a client
+# on Debian's takes to connect; the connection is then refused and the
+# server waits out its timeout. An rdma_cm listen on rddp or siw opens a
+# kernel TCP listener, so the server's guest watches its TCP listeners and
+# marks in /results when a new one appears (NAME is unique in a run, as for
+# t_barrier).
+_t_listeners() { # address:port/inode of each listening TCP socket
+	awk '$4 == "0A" { print $2 "/" $10 }' /proc/net/tcp /proc/net/tcp6 2>/dev/null
+}
+_t_mark_listening() { # MARK LISTENERS-BEFORE: touch MARK on a new listener (150 s at most)
+	local i l
+	for ((i = 0; i < 1500; i++)); do
+		for l in $(_t_listeners); do
+			[[ " $2 " == *" $l "* ]] || { : >"$1"; return 0; }
+		done
+		sleep 0.1
+	done
+}
+# both SERVER-ROLE NAME SERVER-FN CLIENT-FN ARGS...: one exchange, the client
+# starting when the server listens, then a barrier so that both guests start
+# the next one together.
 both() {
-	local srole=$1 name=$2 sfn=$3 cfn=$4
+	local srole=$1 name=$2 sfn=$3 cfn=$4 mark i watcher
 	shift 4
+	mark="/results/listen-$name"
 	if [ "$RDDP_ROLE" = "$srole" ]; then
+		_t_mark_listening "$mark" "$(_t_listeners | tr '\n' ' ')" &
+		watcher=$!
 		t_run "$name (server, $RDDP_DEV)" "$sfn" "$@"
+		kill "$watcher" 2>/dev/null
+		wait "$watcher" 2>/dev/null
 	else
+		# Not listening in time: the client runs anyway and reports the failure.
+		for ((i = 0; i < 1500; i++)); do
+			[ -e "$mark" ] && break
+			sleep 0.1
+		done
+		[ -e "$mark" ] || echo "# $name: the server did not listen in 150 s" | tee -a "$_t_tap"
 		t_run "$name (client, $RDDP_DEV)" "$cfn" "$@"
 	fi
 	t_barrier "$name" 180

@@ -5,6 +5,9 @@
 #   tools/vm/run.sh [options] TEST [ARGS...]
 #
 #   --kernel stock|debug  Debian's 6.1 kernel (default) or the debug kernel
+#   --kernel-a K, --kernel-b K   the kernel of guest a or b only (default:
+#                         --kernel's); each guest boots its own kernel and
+#                         initramfs and gets its own rddp.kernel= in the cmdline
 #   --ko FILE             out-of-tree module for every guest (repeatable);
 #                         installed in /lib/modules/$(uname -r)/extra, depmod'ed
 #   --ko-a FILE, --ko-b FILE   the same for guest a or b only
@@ -24,11 +27,13 @@ set -euo pipefail
 # shellcheck source=tools/lib.sh
 . "$(dirname "$0")/../lib.sh"
 
-kernel=stock topology=one timeout=600 name="" pcap="" show=0
+kernel=stock kernel_a="" kernel_b="" topology=one timeout=600 name="" pcap="" show=0
 kos=() kos_a=() kos_b=()
 while [ $# -gt 0 ]; do
 	case $1 in
 	--kernel) kernel=$2; shift 2 ;;
+	--kernel-a) kernel_a=$2; shift 2 ;;
+	--kernel-b) kernel_b=$2; shift 2 ;;
 	--ko) kos+=("$2"); shift 2 ;;
 	--ko-a) kos_a+=("$2"); shift 2 ;;
 	--ko-b) kos_b+=("$2"); shift 2 ;;
@@ -37,7 +42,7 @@ while [ $# -gt 0 ]; do
 	--timeout) timeout=$2; shift 2 ;;
 	--name) name=$2; shift 2 ;;
 	--show-console) show=1; shift ;;
-	-h | --help) sed -n '3,24p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h | --help) sed -n '3,25p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	-*) rddp_die "unknown option $1 (--help)" ;;
 	*) break ;;
 	esac
@@ -49,12 +54,20 @@ shift
 case $topology in one) roles=(a) ;; two) roles=(a b) ;; *) rddp_die "topology one|two" ;; esac
 name=${name:-$(basename "$test" .sh)}
 
-case $kernel in
-stock) bzimage=/boot/vmlinuz-$(rddp_stock_kver) ;;
-debug) bzimage=$(bash "$RDDP_TOP/tools/kernel/build-debug-kernel.sh")/arch/x86/boot/bzImage ;;
-*) rddp_die "unknown kernel '$kernel' (stock or debug)" ;;
-esac
-initrd=$(bash "$RDDP_TOP/tools/vm/mkinitramfs.sh" "$kernel")
+[ "$topology" = two ] || [ -z "$kernel_b" ] || rddp_die "--kernel-b needs --topology two"
+
+# Each guest's kernel, and the bzImage and initramfs it boots.
+declare -A gkernel bzimage initrd
+gkernel[a]=${kernel_a:-$kernel}
+gkernel[b]=${kernel_b:-$kernel}
+for r in "${roles[@]}"; do
+	case ${gkernel[$r]} in
+	stock) bzimage[$r]=/boot/vmlinuz-$(rddp_stock_kver) ;;
+	debug) bzimage[$r]=$(bash "$RDDP_TOP/tools/kernel/build-debug-kernel.sh")/arch/x86/boot/bzImage ;;
+	*) rddp_die "unknown kernel '${gkernel[$r]}' (stock or debug)" ;;
+	esac
+	initrd[$r]=$(bash "$RDDP_TOP/tools/vm/mkinitramfs.sh" "${gkernel[$r]}")
+done
 
 res="$RDDP_TOP/build/vm-results/$name"
 rm -rf "$res"
@@ -89,6 +102,8 @@ launch() {
 	# when an interrupt hits identify_cpu() while it has cleared the CPU caps
 	# (pgtable_l5_enabled() reads X86_FEATURE_LA57). Real hosts are 4-level too.
 	# The debug kernel's ACPI PCI routing loop times out under TCG (~35 s).
+	# One command line for every guest whatever its kernel (Debian's boots
+	# with pci=noacpi too); only rddp.kernel= differs between them.
 	cmdline="console=ttyS0 tsc=reliable highres=off panic=-1 oops=panic pci=noacpi"
 	for r in "${roles[@]}"; do
 		net=(-nic none)
@@ -100,8 +115,8 @@ launch() {
 		# Guest watchdog: the test's own timeout; host bound: that plus boot.
 		timeout -k 10 $((timeout + 240)) qemu-system-x86_64 \
 			-accel "$accel" -cpu max,la57=off -m 2G -smp 2 -nographic -nodefaults -no-reboot \
-			-kernel "$bzimage" -initrd "$initrd" \
-			-append "$cmdline rddp.role=$r rddp.kernel=$kernel rddp.timeout=$timeout" \
+			-kernel "${bzimage[$r]}" -initrd "${initrd[$r]}" \
+			-append "$cmdline rddp.role=$r rddp.kernel=${gkernel[$r]} rddp.timeout=$timeout" \
 			-serial "file:$res/console-$r.log" \
 			-virtfs "local,path=$RDDP_TOP,mount_tag=rddp,security_model=none,readonly=on" \
 			-virtfs "local,path=$res,mount_tag=results,security_model=none" \
@@ -154,7 +169,7 @@ while :; do
 	echo "# guest(s) $boot_hung did not reach init in ${boot_timeout}s; booting again" >&2
 	for r in "${roles[@]}"; do
 		mv "$res/console-$r.log" "$res/console-$r.boot-hang.log" 2>/dev/null || true
-		rm -rf "${res:?}/$r" "$res"/barrier-*
+		rm -rf "${res:?}/$r" "$res"/barrier-* "$res"/listen-*
 	done
 	attempt=$((attempt + 1))
 done

@@ -14,7 +14,7 @@ mount -t tmpfs tmp /tmp
 mount -t tmpfs run /run
 mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
 
-arg() { sed -n "s/.*\brddp\.$1=\([^ ]*\).*/\1/p" /proc/cmdline; }
+arg() { sed -n "s/.*\brddp_vm\.$1=\([^ ]*\).*/\1/p" /proc/cmdline; }
 RDDP_ROLE=$(arg role)
 RDDP_KERNEL=$(arg kernel)
 guest_timeout=$(arg timeout)

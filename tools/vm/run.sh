@@ -7,7 +7,7 @@
 #   --kernel stock|debug  Debian's 6.1 kernel (default) or the debug kernel
 #   --kernel-a K, --kernel-b K   the kernel of guest a or b only (default:
 #                         --kernel's); each guest boots its own kernel and
-#                         initramfs and gets its own rddp.kernel= in the cmdline
+#                         initramfs and gets its own rddp_vm.kernel= in the cmdline
 #   --ko FILE             out-of-tree module for every guest (repeatable);
 #                         installed in /lib/modules/$(uname -r)/extra, depmod'ed
 #   --ko-a FILE, --ko-b FILE   the same for guest a or b only
@@ -103,7 +103,7 @@ launch() {
 	# (pgtable_l5_enabled() reads X86_FEATURE_LA57). Real hosts are 4-level too.
 	# The debug kernel's ACPI PCI routing loop times out under TCG (~35 s).
 	# One command line for every guest whatever its kernel (Debian's boots
-	# with pci=noacpi too); only rddp.kernel= differs between them.
+	# with pci=noacpi too); only rddp_vm.kernel= differs between them.
 	cmdline="console=ttyS0 tsc=reliable highres=off panic=-1 oops=panic pci=noacpi"
 	for r in "${roles[@]}"; do
 		net=(-nic none)
@@ -116,7 +116,7 @@ launch() {
 		timeout -k 10 $((timeout + 240)) qemu-system-x86_64 \
 			-accel "$accel" -cpu max,la57=off -m 2G -smp 2 -nographic -nodefaults -no-reboot \
 			-kernel "${bzimage[$r]}" -initrd "${initrd[$r]}" \
-			-append "$cmdline rddp.role=$r rddp.kernel=${gkernel[$r]} rddp.timeout=$timeout" \
+			-append "$cmdline rddp_vm.role=$r rddp_vm.kernel=${gkernel[$r]} rddp_vm.timeout=$timeout" \
 			-serial "file:$res/console-$r.log" \
 			-virtfs "local,path=$RDDP_TOP,mount_tag=rddp,security_model=none,readonly=on" \
 			-virtfs "local,path=$res,mount_tag=results,security_model=none" \
@@ -216,7 +216,11 @@ for r in "${roles[@]}"; do
 		report "not ok" "${prefix}guest finished in time (${timeout}s)" "$(tail -30 "$con" 2>/dev/null)"
 	elif ! grep -q RDDP-GUEST-DONE "$con" 2>/dev/null; then
 		report "not ok" "${prefix}guest ran to the end" "$(tail -40 "$con" 2>/dev/null; cat "$res/qemu-$r.log")"
-	elif grep -q 'RDDP-GUEST-DONE rc=0' "$con" && [ ! -s "$tap" ]; then
+	elif ! grep -q 'RDDP-GUEST-DONE rc=0' "$con"; then
+		# A script that dies partway (a shell error, an exit) skips the rest.
+		report "not ok" "${prefix}guest ran to the end (the test script exited $(sed -nE \
+			's/.*RDDP-GUEST-DONE rc=([0-9]+).*/\1/p' "$con" | tail -1))" "$(tail -20 "$con")"
+	elif [ ! -s "$tap" ]; then
 		report "not ok" "${prefix}test reported results" "no TAP in $tap"
 	else
 		report ok "${prefix}guest ran to the end"

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
-# Proves tools/vm/run.sh can fail: a kernel warning, a failing test and a hung
-# guest must each fail the run, and a clean run must pass. Runs on Debian's
+# Proves tools/vm/run.sh can fail: a kernel warning, a failing test, a test
+# script that dies partway and a hung guest must each fail the run, and a
+# clean run must pass. Runs on Debian's
 # stock kernel (fast boot). Last line: `vm-selftest: N passed, N failed, N skipped`.
 set -uo pipefail
 # shellcheck source=tools/lib.sh
@@ -42,8 +43,11 @@ expect "a clean run passes" 0 'ok .* - kernel log clean' \
 	--name selftest-clean tests/vm/smoke.sh
 expect "a kernel WARNING fails the run" 1 'not ok .* - kernel log clean' \
 	--name selftest-warn --ko "$mod/rddp_selftest_warn.ko" tests/vm/selftest-warn.sh
-expect "a failing test fails the run" 1 '^vm-selftest-fail: 3 passed, 1 failed, 0 skipped$' \
+expect "a failing test fails the run" 1 '^vm-selftest-fail: 4 passed, 1 failed, 0 skipped$' \
 	--name selftest-fail tests/vm/selftest-fail.sh
+expect "a test script that dies partway fails the run" 1 \
+	'not ok .* - guest ran to the end \(the test script exited 3\)' \
+	--name selftest-die tests/vm/selftest-fail.sh die
 expect "a hung guest is stopped and fails the run" 1 'not ok .* - guest finished in time' \
 	--name selftest-hang --timeout 20 tests/vm/selftest-fail.sh hang
 

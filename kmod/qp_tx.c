@@ -49,6 +49,17 @@ void rddp_tx_kick(struct rddp_qp *qp)
 
 /* ---- completions, in order (stream.h: struct rddp_sqw) ---- */
 
+/* A zero-copy WQE whose last octet TCP has acknowledged (@una) is done. */
+static void rddp_sqw_check_ack(struct rddp_stream *s, struct rddp_sqw *w,
+			       u32 una)
+{
+	if (w->state == RDDP_SQW_ACK && !before(una, w->ack_seq)) {
+		w->state = RDDP_SQW_DONE;
+		w->status = SIW_WC_SUCCESS;
+		s->sqw_acks--;
+	}
+}
+
 /*
  * Report the finished WQEs at the head of the sqw ring. Any context. A
  * zero-copy WQE is finished once TCP's snd_una has passed it; while one is
@@ -73,11 +84,7 @@ void rddp_sqw_reap(struct rddp_stream *s)
 	while (s->sqw_get != s->sqw_put) {
 		struct rddp_sqw *w = rddp_sqw_slot(s, s->sqw_get);
 
-		if (w->state == RDDP_SQW_ACK && !before(una, w->ack_seq)) {
-			w->state = RDDP_SQW_DONE;
-			w->status = SIW_WC_SUCCESS;
-			s->sqw_acks--;
-		}
+		rddp_sqw_check_ack(s, w, una);
 		if (w->state != RDDP_SQW_DONE)
 			break;
 		rddp_qp_sq_complete(qp, w->id, w->opcode, w->flags, w->status,
@@ -748,10 +755,7 @@ void rddp_tx_flush(struct rddp_stream *s)
 	s->orq_get = s->orq_put;
 	for (; s->sqw_get != s->sqw_put; s->sqw_get++) {
 		w = rddp_sqw_slot(s, s->sqw_get);
-		if (w->state == RDDP_SQW_ACK && !before(una, w->ack_seq)) {
-			w->state = RDDP_SQW_DONE;
-			w->status = SIW_WC_SUCCESS;
-		}
+		rddp_sqw_check_ack(s, w, una);
 		if (w->state != RDDP_SQW_DONE) {
 			w->status = SIW_WC_WR_FLUSH_ERR;
 			w->bytes = 0;

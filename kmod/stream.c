@@ -29,7 +29,7 @@ struct rddp_stream *rddp_stream_alloc(struct rddp_qp *qp,
 	s->tx_vec = kcalloc(RDDP_FPDU_MAX_SPANS, sizeof(*s->tx_vec),
 			    GFP_KERNEL);
 	s->p = *p;
-	/* Both engines index the ORQ and IRQ modulo these: never 0. */
+	/* ORD and IRD limit the ORQ and IRQ: at least one slot each. */
 	s->p.ord = max_t(u16, p->ord, 1);
 	s->p.ird = max_t(u16, p->ird, 1);
 	/* the device's setting, never with CRC: see struct rddp_stream_params */

@@ -94,7 +94,20 @@ done
 # code had run): the run is repeated once, and reported if it hangs again.
 boot_timeout=${RDDP_VM_BOOT_TIMEOUT:-300}
 
-# Boots the guests and waits for them; fills vm_rc. Returns 2 on a boot hang.
+# wait_port listening|established PID: the link's TCP socket on $port in that
+# state within 60 s; gives up early if qemu PID exits.
+wait_port() {
+	local i
+	for ((i = 0; i < 600; i++)); do
+		[ -n "$(ss -Htn state "$1" "( sport = :$port )")" ] && return 0
+		kill -0 "$2" 2>/dev/null || return 1
+		sleep 0.1
+	done
+	return 1
+}
+
+# Boots the guests and waits for them; fills vm_rc. Returns 2 on a boot hang,
+# 3 when the guests' link never connected (both are killed then).
 launch() {
 	# TCG unless KVM is asked for: KVM guests hang on these machines.
 	accel=${RDDP_VM_ACCEL:-tcg,thread=multi}
@@ -122,9 +135,20 @@ launch() {
 			-virtfs "local,path=$res,mount_tag=results,security_model=none" \
 			"${net[@]}" </dev/null >"$res/qemu-$r.log" 2>&1 &
 		pids+=($!)
-		# The listening side must be up before the other connects.
-		[ "$topology" = two ] && [ "$r" = a ] && sleep 1
+		# qemu's socket netdev connects without blocking and ignores a
+		# refused connection: guest b then boots with a dead link. So b
+		# starts once a's qemu listens, and the run goes on only once the
+		# two are connected.
+		if [ "$topology" = two ] && [ "$r" = a ]; then
+			wait_port listening "${pids[0]}" || true
+		fi
 	done
+	if [ "$topology" = two ] && ! wait_port established "${pids[1]}"; then
+		for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+		for p in "${pids[@]}"; do wait "$p" 2>/dev/null || true; done
+		link_down="qemu's link socket on 127.0.0.1:$port never connected: $(ss -Htan "( sport = :$port or dport = :$port )" | tr '\n' ';')"
+		return 3
+	fi
 
 	if [ "$show" = 1 ]; then
 		tail -n +1 -F "$res/console-a.log" 2>/dev/null &
@@ -158,15 +182,19 @@ launch() {
 	return 0
 }
 
-boot_hung=""
+boot_hung="" link_down=""
 attempt=1
 while :; do
 	port=$((20000 + RANDOM % 20000))
 	pids=()
 	lrc=0
 	launch || lrc=$?
-	[ "$lrc" -eq 2 ] && [ "$attempt" -lt 2 ] || break
-	echo "# guest(s) $boot_hung did not reach init in ${boot_timeout}s; booting again" >&2
+	[ "$lrc" -ge 2 ] && [ "$attempt" -lt 2 ] || break
+	if [ "$lrc" -eq 3 ]; then
+		echo "# $link_down; booting again" >&2
+	else
+		echo "# guest(s) $boot_hung did not reach init in ${boot_timeout}s; booting again" >&2
+	fi
 	for r in "${roles[@]}"; do
 		mv "$res/console-$r.log" "$res/console-$r.boot-hang.log" 2>/dev/null || true
 		rm -rf "${res:?}/$r" "$res"/barrier-* "$res"/listen-*
@@ -214,7 +242,9 @@ for r in "${roles[@]}"; do
 			esac
 		done <"$tap"
 	fi
-	if [[ " $boot_hung " == *" $r "* ]] && [ "$lrc" -eq 2 ]; then
+	if [ "$lrc" -eq 3 ]; then
+		report "not ok" "${prefix}guests linked (twice not)" "$link_down"
+	elif [[ " $boot_hung " == *" $r "* ]] && [ "$lrc" -eq 2 ]; then
 		report "not ok" "${prefix}guest booted (twice no init within ${boot_timeout}s)" "$(tail -30 "$con" 2>/dev/null)"
 	elif [ "${vm_rc[$i]}" -eq 124 ] || [ "${vm_rc[$i]}" -eq 137 ] || grep -q RDDP-GUEST-TIMEOUT "$con" 2>/dev/null; then
 		report "not ok" "${prefix}guest finished in time (${timeout}s)" "$(tail -30 "$con" 2>/dev/null)"

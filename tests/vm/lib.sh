@@ -157,12 +157,37 @@ _t_mark_listening() { # MARK LISTENERS-BEFORE: touch MARK on a new listener (150
 # has opened it and is refused ("Connection refused"): then the client
 # asks for another round (/results/retry-NAME-TRY) and the server restarts,
 # two rounds more at most. Any other failure counts at once.
+_t_children() { # PID: its child processes
+	local f st fields
+	for f in /proc/[0-9]*/stat; do
+		st=$(cat "$f" 2>/dev/null) || continue
+		# After "PID (COMM) ": the state, then the parent's PID.
+		read -ra fields <<<"${st##*) }"
+		[ "${fields[1]}" = "$1" ] && { f=${f#/proc/}; echo "${f%/stat}"; }
+	done
+}
+_t_kill_tree() { # PID: the process and its descendants (a server runs as
+	# subshell -> timeout -> tool; killing the subshell alone leaves the tool
+	# listening)
+	local c
+	for c in $(_t_children "$1"); do _t_kill_tree "$c"; done
+	kill "$1" 2>/dev/null
+}
 _t_serve() { # NAME FN ARGS...
-	local name=$1 fn=$2 try rc pid
+	local name=$1 fn=$2 try rc pid base i l gone
 	shift 2
+	base=" $(_t_listeners | tr '\n' ' ') "
 	for try in 1 2 3; do
 		if [ "$try" -gt 1 ]; then
-			sleep 1	# the killed server's listener goes away
+			# The killed server's listener goes away (30 s at most).
+			for ((i = 0; i < 300; i++)); do
+				gone=1
+				for l in $(_t_listeners); do
+					[[ "$base" == *" $l "* ]] || gone=0
+				done
+				[ "$gone" = 1 ] && break
+				sleep 0.1
+			done
 			_t_mark_listening "/results/listen-$name-$try" \
 				"$(_t_listeners | tr '\n' ' ')" >/dev/null 2>&1 &
 		fi
@@ -171,7 +196,7 @@ _t_serve() { # NAME FN ARGS...
 		while kill -0 "$pid" 2>/dev/null && [ ! -e "/results/retry-$name-$try" ]; do
 			sleep 0.2
 		done
-		[ -e "/results/retry-$name-$try" ] && kill "$pid" 2>/dev/null
+		[ -e "/results/retry-$name-$try" ] && _t_kill_tree "$pid"
 		wait "$pid"
 		rc=$?
 		[ -e "/results/retry-$name-$try" ] || return "$rc"

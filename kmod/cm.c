@@ -1122,6 +1122,8 @@ void rddp_cm_device_stop(struct rddp_device *rdev)
 	}
 }
 
+struct workqueue_struct *rddp_wq;
+
 int rddp_cm_init(void)
 {
 	rddp_wq = alloc_workqueue("rddp", WQ_UNBOUND | WQ_MEM_RECLAIM, 0);

@@ -25,9 +25,13 @@ static int __init rddp_init(void)
 	if (ret)
 		return ret;
 
-	ret = rddp_genl_init();
+	ret = rddp_tx_init();
 	if (ret)
 		goto err_cm;
+
+	ret = rddp_genl_init();
+	if (ret)
+		goto err_tx;
 
 	ret = rddp_netdev_init();
 	if (ret)
@@ -44,6 +48,8 @@ err_netdev:
 	rddp_netdev_exit();
 err_genl:
 	rddp_genl_exit();
+err_tx:
+	rddp_tx_exit();
 err_cm:
 	rddp_cm_exit();
 	return ret;
@@ -64,6 +70,7 @@ static void __exit rddp_exit(void)
 	ib_unregister_driver(RDMA_DRIVER_SIW);
 	/* dealloc_driver took every device out of the genl table. */
 	rddp_genl_exit();
+	rddp_tx_exit();
 	rddp_cm_exit();
 	pr_info("rddp: unloaded\n");
 }

@@ -274,6 +274,7 @@ static void rddp_rx_read_resp_done(struct rddp_stream *s)
 {
 	struct rddp_read *o;
 	struct rddp_sqw *w;
+	bool kick;
 
 	spin_lock(&s->lock);
 	o = rddp_orq_slot(s, s->orq_get);
@@ -284,11 +285,18 @@ static void rddp_rx_read_resp_done(struct rddp_stream *s)
 		w->status = SIW_WC_SUCCESS;
 		w->bytes = o->req.size;
 	}
+	/*
+	 * An ORD slot is free again: TX, if it waits for one (or for every
+	 * Read to finish before a fenced WQE), may go on. Set and read under
+	 * the lock with orq_get, so no wakeup is lost and none is wasted.
+	 */
+	kick = s->tx_wants_read;
+	s->tx_wants_read = false;
 	spin_unlock(&s->lock);
 	/* In order: earlier WQEs may still wait (RFC 5040 §5.5). */
 	rddp_sqw_reap(s);
-	/* An ORD slot is free again. */
-	rddp_tx_kick(s->qp);
+	if (kick)
+		rddp_tx_kick(s->qp);
 }
 
 /* A good FPDU, in the QP's and the device's counters. */

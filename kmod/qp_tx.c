@@ -37,14 +37,33 @@
  */
 #define RDDP_TX_INLINE_BUDGET	16
 
-struct workqueue_struct *rddp_wq;
+/*
+ * The TX work items' queue: per CPU and high priority, so a work item runs
+ * on the CPU that kicked it (RX answering a Read Request in softirq, a
+ * doorbell, TCP's write_space) as soon as that CPU leaves softirq, instead
+ * of waiting for an unbound worker to be woken elsewhere or for a busy
+ * poller's time slice to end. Each run is bounded by RDDP_TX_BUDGET and
+ * stops when the socket is full, so it does not monopolise the CPU.
+ */
+static struct workqueue_struct *rddp_tx_wq;
 
 void rddp_tx_kick(struct rddp_qp *qp)
 {
 	struct rddp_stream *s = READ_ONCE(qp->stream);
 
 	if (s && !READ_ONCE(s->stopped))
-		queue_work(rddp_wq, &qp->tx_work);
+		queue_work(rddp_tx_wq, &qp->tx_work);
+}
+
+int rddp_tx_init(void)
+{
+	rddp_tx_wq = alloc_workqueue("rddp_tx", WQ_HIGHPRI | WQ_MEM_RECLAIM, 0);
+	return rddp_tx_wq ? 0 : -ENOMEM;
+}
+
+void rddp_tx_exit(void)
+{
+	destroy_workqueue(rddp_tx_wq);
 }
 
 /* ---- completions, in order (stream.h: struct rddp_sqw) ---- */
@@ -304,6 +323,8 @@ static bool rddp_tx_may_start(struct rddp_stream *s)
 		ok = false;
 	if ((s->tx_sqe.flags & SIW_WQE_READ_FENCE) && inflight)
 		ok = false;
+	/* RX kicks TX at the next Read Response only if it must. */
+	s->tx_wants_read = !ok;
 	spin_unlock_bh(&s->lock);
 	return ok;
 }
@@ -634,7 +655,7 @@ static bool rddp_tx_run(struct rddp_stream *s, int budget)
 			if (s->tx_kind == RDDP_TX_NONE && !rddp_tx_next_job(s))
 				return true;
 			if (!rddp_tx_may_start(s))
-				return true;	/* RX kicks us when a response arrives */
+				return true;	/* RX kicks us: tx_wants_read */
 			if (rddp_tx_build(s)) {
 				rddp_stream_error(s, RDDP_ERR_RDMAP_CATASTROPHIC,
 						  NULL, 0, 0, NULL);

@@ -203,6 +203,10 @@ void rddp_link_exit(void);
 int rddp_netdev_init(void);
 void rddp_netdev_exit(void);
 
+/* qp_tx.c: the TX workqueue */
+int rddp_tx_init(void);
+void rddp_tx_exit(void);
+
 /* verbs.c */
 extern const struct ib_device_ops rddp_verbs_ops;
 

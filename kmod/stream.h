@@ -5,8 +5,9 @@
  * RDMAP messages (RFC 5040).
  *
  * Contexts and ownership:
- *  - TX (qp_tx.c) runs under qp->tx_mutex, in the QP's tx_work on rddp_wq
- *    or inline in a user's doorbell syscall; it owns the tx_* fields.
+ *  - TX (qp_tx.c) runs under qp->tx_mutex, in the QP's tx_work on the
+ *    per-CPU rddp_tx workqueue or inline in a user's doorbell syscall; it
+ *    owns the tx_* fields.
  *  - RX (qp_rx.c) runs in the socket's sk_data_ready (softirq) or in
  *    process context under lock_sock(); the socket lock serialises it. It
  *    owns the rx_* fields.
@@ -143,6 +144,7 @@ struct rddp_stream {
 	u32 sqw_slots, sqw_size, sqw_put, sqw_get;
 	u32 sqw_acks;		/* entries in RDDP_SQW_ACK */
 	bool tx_sqw_full;	/* TX waits for a free sqw entry */
+	bool tx_wants_read;	/* TX waits for a Read Response (ORD, fence) */
 
 	/*
 	 * The first error detected on the stream, reported to the peer with a

@@ -326,6 +326,76 @@ bool RunOrdered(Pair& p, std::mt19937_64& rng, Stats& st) {
   return true;
 }
 
+// A Read and, right behind it, a Write with IBV_SEND_FENCE that sends back
+// what the Read fetches, then a Send. The fence (libsiw's
+// SIW_WQE_READ_FENCE) holds the Write until the Read has completed, so the
+// server gets the Read's data, not what the buffer held before (0x5a). The
+// Send goes last: its arrival tells the server that the Write is placed
+// (RFC 5040 §5.5); the client's completion only says it was sent.
+bool RunFenced(Pair& p, std::mt19937_64& rng, Stats& st) {
+  const size_t half = p.max_size / 2;
+  const uint32_t len = 1 + PickSize(rng, static_cast<uint32_t>(half - 8192));
+  const size_t coff = rng() % 4096 + 1;
+  const size_t sroff = rng() % 4096 + 3, swoff = half + rng() % 4096 + 7;
+  Fill(rng, p.sbuf->at(sroff), len);
+  std::memset(p.cbuf->at(coff), 0x5a, len);
+  std::memset(p.sbuf->at(swoff), 0xc3, len);
+
+  ibv_sge note_sge{};  // libsiw refuses a receive without SGEs
+  note_sge.lkey = p.sbuf->mr->lkey;
+  note_sge.addr = reinterpret_cast<uintptr_t>(p.sbuf->at(0));
+  ibv_recv_wr rwr{}, *rbad = nullptr;
+  rwr.sg_list = &note_sge;
+  rwr.num_sge = 1;
+  if ((errno = ibv_post_recv(p.s->qp, &rwr, &rbad))) Die("ibv_post_recv (fenced)");
+
+  std::vector<ibv_sge> rsg = Split(rng, *p.cbuf, coff, len, 1);
+  std::vector<ibv_sge> wsg = Split(rng, *p.cbuf, coff, len, 1);
+  ibv_send_wr wr[3]{}, *bad = nullptr;
+  wr[0].opcode = IBV_WR_RDMA_READ;
+  wr[0].sg_list = rsg.data();
+  wr[0].num_sge = static_cast<int>(rsg.size());
+  wr[0].wr.rdma.remote_addr = reinterpret_cast<uintptr_t>(p.sbuf->at(sroff));
+  wr[0].wr.rdma.rkey = p.sbuf->mr->rkey;
+  wr[1].opcode = IBV_WR_RDMA_WRITE;
+  wr[1].send_flags = IBV_SEND_FENCE;
+  wr[1].sg_list = wsg.data();
+  wr[1].num_sge = static_cast<int>(wsg.size());
+  wr[1].wr.rdma.remote_addr = reinterpret_cast<uintptr_t>(p.sbuf->at(swoff));
+  wr[1].wr.rdma.rkey = p.sbuf->mr->rkey;
+  wr[2].opcode = IBV_WR_SEND;
+  for (int i = 0; i < 3; i++) {
+    wr[i].wr_id = static_cast<uint64_t>(i) + 1;
+    wr[i].send_flags |= IBV_SEND_SIGNALED;
+    wr[i].next = i < 2 ? &wr[i + 1] : nullptr;
+  }
+  if ((errno = ibv_post_send(p.c->qp, wr, &bad))) Die("ibv_post_send (fenced)");
+
+  ibv_wc wc{};
+  std::string failed;
+  for (int i = 0; i < 3 && failed.empty(); i++) {
+    if (!Poll(p.ccq, &wc) || wc.status != IBV_WC_SUCCESS) {
+      failed = "client completion " + std::to_string(i + 1) + " (status " +
+               ibv_wc_status_str(wc.status) + ")";
+    }
+  }
+  if (failed.empty() && (!Poll(p.scq, &wc) || wc.status != IBV_WC_SUCCESS)) {
+    failed = "server completion of the Send";
+  }
+  if (failed.empty() && std::memcmp(p.sbuf->at(swoff), p.sbuf->at(sroff), len) != 0) {
+    failed = "Write data compare (sent before the Read completed)";
+  }
+  if (!failed.empty()) {
+    std::printf("not ok - QP pair %d: Read %u B, fenced Write of it, Send: %s\n", p.index, len,
+                failed.c_str());
+    st.bad++;
+    return false;
+  }
+  st.ok++;
+  st.bytes += 2ULL * len;
+  return true;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -403,10 +473,19 @@ int main(int argc, char** argv) {
           if (!RunOp(p, rng, op, kMaxSize, da.max_sge, st)) return;
       }
       for (int k = 0; k < ops; k++) {
-        const int op = static_cast<int>(rng() % 4);
-        if (op == 3 ? !RunOrdered(p, rng, st)
-                    : !RunOp(p, rng, op, PickSize(rng, p.max_size), da.max_sge, st))
-          return;
+        const int op = static_cast<int>(rng() % 5);
+        bool good = false;
+        switch (op) {
+          case 3:
+            good = RunOrdered(p, rng, st);
+            break;
+          case 4:
+            good = RunFenced(p, rng, st);
+            break;
+          default:
+            good = RunOp(p, rng, op, PickSize(rng, p.max_size), da.max_sge, st);
+        }
+        if (!good) return;
       }
     });
   }

@@ -59,7 +59,10 @@ many_rping() {
 t_run "8 concurrent rping -V connections" many_rping
 
 # Our data-integrity program: Write, Read and Send/Recv of random sizes up
-# to 8 MiB, random SGE lists and unaligned offsets, on 64 QPs at once.
+# to 8 MiB, random SGE lists and unaligned offsets, on 64 QPs at once;
+# Read + Write + Send in one post, completed in posting order (RFC 5040
+# §5.5); Read + fenced Write of what it read + Send, the Write held back
+# until the Read is done.
 # On failure the kernel's view follows the program's last lines.
 integrity() { # [QPS]
 	timeout 600 /rddp/build/cmake/tests/verbs/rddp_integrity $ip "${1:-64}" 6 1 >/tmp/int.log 2>&1

@@ -12,6 +12,8 @@
 #   t_barrier NAME [SECONDS]    two-VM rendezvous through the shared results dir
 #   setup_dummy                 dummy0 up with 198.51.100.1/24 (one-VM tests)
 #   perf_retry CMD...           CMD, again (3 runs at most) on perftest's handshake race
+#   t_listening BEFORE PID      wait for a new TCP listener (a server's rdma_cm listen)
+#   t_listeners_gone BEFORE     wait until only the listeners in BEFORE are left
 #
 # Environment: RDDP_ROLE (a, or a|b with two VMs), RDDP_KERNEL (stock|debug:
 # this guest's; two guests may differ), RDDP_TOPOLOGY (one|two),
@@ -142,6 +144,34 @@ perf_client() { timeout 120 "$@" -R -d "$RDDP_DEV" -F "$RDDP_PEER_IP"; }
 _t_listeners() { # address:port/inode of each listening TCP socket
 	awk '$4 == "0A" { print $2 "/" $10 }' /proc/net/tcp /proc/net/tcp6 2>/dev/null
 }
+# t_listening BEFORE PID: wait (60 s at most) until a TCP listener not in
+# BEFORE (" $(_t_listeners | tr '\n' ' ') ") exists; false if process PID
+# exits first or none comes.
+t_listening() {
+	local i l
+	for ((i = 0; i < 600; i++)); do
+		for l in $(_t_listeners); do
+			[[ "$1" == *" $l "* ]] || return 0
+		done
+		kill -0 "$2" 2>/dev/null || return 1
+		sleep 0.1
+	done
+	return 1
+}
+# t_listeners_gone BEFORE: wait (30 s at most) until no TCP listener but
+# those in BEFORE is left (a killed server's has gone).
+t_listeners_gone() {
+	local i l gone
+	for ((i = 0; i < 300; i++)); do
+		gone=1
+		for l in $(_t_listeners); do
+			[[ "$1" == *" $l "* ]] || gone=0
+		done
+		[ "$gone" = 1 ] && return 0
+		sleep 0.1
+	done
+	return 1
+}
 _t_mark_listening() { # MARK LISTENERS-BEFORE: touch MARK on a new listener (150 s at most)
 	local i l
 	for ((i = 0; i < 1500; i++)); do
@@ -174,20 +204,12 @@ _t_kill_tree() { # PID: the process and its descendants (a server runs as
 	kill "$1" 2>/dev/null
 }
 _t_serve() { # NAME FN ARGS...
-	local name=$1 fn=$2 try rc pid base i l gone
+	local name=$1 fn=$2 try rc pid base
 	shift 2
 	base=" $(_t_listeners | tr '\n' ' ') "
 	for try in 1 2 3; do
 		if [ "$try" -gt 1 ]; then
-			# The killed server's listener goes away (30 s at most).
-			for ((i = 0; i < 300; i++)); do
-				gone=1
-				for l in $(_t_listeners); do
-					[[ "$base" == *" $l "* ]] || gone=0
-				done
-				[ "$gone" = 1 ] && break
-				sleep 0.1
-			done
+			t_listeners_gone "$base"
 			_t_mark_listening "/results/listen-$name-$try" \
 				"$(_t_listeners | tr '\n' ' ')" >/dev/null 2>&1 &
 		fi

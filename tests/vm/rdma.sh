@@ -81,18 +81,34 @@ t_like "data integrity on 64 QPs" ' 0 bad' integrity
 # minutes for `-a` (a killed server shows up as the client's flush errors).
 perf_limit=120
 [ "${RDDP_KERNEL:-stock}" = debug ] && perf_limit=400
+# The client starts once the server listens. perftest connects twice (its
+# parameter exchange, then the test QPs) and its server listens anew in
+# between: a client that comes back before that listen is refused
+# (REJECTED, -111); then the pair runs again, three times at most.
 perf_once() { # TOOL ARGS...
-	local tool=$1
+	local tool=$1 try base spid out rc src
 	shift
-	timeout $perf_limit "$tool" -R -d rddp0 -F "$@" >/tmp/perf-s.log 2>&1 &
-	local spid=$!
-	sleep 2
-	timeout $perf_limit "$tool" -R -d rddp0 -F "$@" $ip
-	local rc=$?
-	wait "$spid"
-	local src=$?
-	cat /tmp/perf-s.log
-	[ "$rc" -eq 0 ] && [ "$src" -eq 0 ]
+	for try in 1 2 3; do
+		base=" $(_t_listeners | tr '\n' ' ') "
+		timeout $perf_limit "$tool" -R -d rddp0 -F "$@" >/tmp/perf-s.log 2>&1 &
+		spid=$!
+		t_listening "$base" "$spid"
+		out=$(timeout $perf_limit "$tool" -R -d rddp0 -F "$@" $ip 2>&1)
+		rc=$?
+		printf '%s\n' "$out"
+		if [ "$rc" -ne 0 ] && [ "$try" -lt 3 ] && grep -q 'error: -111' <<<"$out"; then
+			echo "# refused: perftest's server was not listening yet; again"
+			_t_kill_tree "$spid"
+			wait "$spid"
+			t_listeners_gone "$base"
+			continue
+		fi
+		wait "$spid"
+		src=$?
+		cat /tmp/perf-s.log
+		[ "$rc" -eq 0 ] && [ "$src" -eq 0 ]
+		return
+	done
 }
 perf_pair() { perf_retry perf_once "$@"; }
 for tool in ib_write_bw ib_read_bw ib_send_bw; do

@@ -80,9 +80,13 @@ suite vm-selftest bash tools/vm/selftest.sh
 
 # VM tests, Debian's stock kernel then the debug kernel.
 vm() { # KERNEL TEST...
-	local kernel=$1 t
+	local kernel=$1 t any=""
 	shift
-	want "vm-$kernel" || return 0
+	# Build only if one of these suites is selected (vm-stock-rdma alone too).
+	for t in "$@"; do
+		want "vm-$kernel-$(basename "$t" .sh)" && any=1
+	done
+	[ -n "$any" ] || return 0
 	# The module and the programs tests run from /rddp/build.
 	{ make -s "kmod-$kernel" && make -s userspace; } >"$logdir/build-for-vm-$kernel.log" 2>&1 ||
 		{ tail -30 "$logdir/build-for-vm-$kernel.log"; rddp_die "build for $kernel VM tests failed"; }

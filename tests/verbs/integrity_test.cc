@@ -246,6 +246,28 @@ bool RunOp(Pair& p, std::mt19937_64& rng, int op, uint32_t len, int max_sge, Sta
   return true;
 }
 
+// A one-SGE receive on the server for the Send that ends an exchange
+// (libsiw refuses a receive without SGEs).
+void PostNoteRecv(Pair& p, const char* what) {
+  ibv_sge sge{};
+  sge.lkey = p.sbuf->mr->lkey;
+  sge.addr = reinterpret_cast<uintptr_t>(p.sbuf->at(0));
+  ibv_recv_wr rwr{}, *bad = nullptr;
+  rwr.sg_list = &sge;
+  rwr.num_sge = 1;
+  if ((errno = ibv_post_recv(p.s->qp, &rwr, &bad))) Die(std::string("ibv_post_recv ") + what);
+}
+
+// An RDMA Read or Write WR over @sg with the server's buffer at @remote.
+void SetRdma(ibv_send_wr& wr, ibv_wr_opcode opcode, std::vector<ibv_sge>& sg, const Pair& p,
+             const uint8_t* remote) {
+  wr.opcode = opcode;
+  wr.sg_list = sg.data();
+  wr.num_sge = static_cast<int>(sg.size());
+  wr.wr.rdma.remote_addr = reinterpret_cast<uintptr_t>(remote);
+  wr.wr.rdma.rkey = p.sbuf->mr->rkey;
+}
+
 // A Read, a Write and a Send posted in one call: the send CQ reports them
 // in that order although the Read finishes last on the wire (its response
 // comes back after the Write and the Send have gone). The Write's source is
@@ -261,29 +283,15 @@ bool RunOrdered(Pair& p, std::mt19937_64& rng, Stats& st) {
   Fill(rng, p.cbuf->at(woff), wlen);
   const std::vector<uint8_t> wrote(p.cbuf->at(woff), p.cbuf->at(woff) + wlen);
 
-  ibv_sge note_sge{};  // libsiw refuses a receive without SGEs
-  note_sge.lkey = p.sbuf->mr->lkey;
-  note_sge.addr = reinterpret_cast<uintptr_t>(p.sbuf->at(0));
-  ibv_recv_wr rwr{}, *rbad = nullptr;
-  rwr.sg_list = &note_sge;
-  rwr.num_sge = 1;
-  if ((errno = ibv_post_recv(p.s->qp, &rwr, &rbad))) Die("ibv_post_recv (ordered)");
+  PostNoteRecv(p, "(ordered)");
 
   std::vector<ibv_sge> rsg = Split(rng, *p.cbuf, roff, rlen, 1);
   std::vector<ibv_sge> wsg = Split(rng, *p.cbuf, woff, wlen, 1);
   ibv_send_wr wr[3]{}, *bad = nullptr;
   wr[0].wr_id = 1;
-  wr[0].opcode = IBV_WR_RDMA_READ;
-  wr[0].sg_list = rsg.data();
-  wr[0].num_sge = static_cast<int>(rsg.size());
-  wr[0].wr.rdma.remote_addr = reinterpret_cast<uintptr_t>(p.sbuf->at(sroff));
-  wr[0].wr.rdma.rkey = p.sbuf->mr->rkey;
+  SetRdma(wr[0], IBV_WR_RDMA_READ, rsg, p, p.sbuf->at(sroff));
   wr[1].wr_id = 2;
-  wr[1].opcode = IBV_WR_RDMA_WRITE;
-  wr[1].sg_list = wsg.data();
-  wr[1].num_sge = static_cast<int>(wsg.size());
-  wr[1].wr.rdma.remote_addr = reinterpret_cast<uintptr_t>(p.sbuf->at(swoff));
-  wr[1].wr.rdma.rkey = p.sbuf->mr->rkey;
+  SetRdma(wr[1], IBV_WR_RDMA_WRITE, wsg, p, p.sbuf->at(swoff));
   wr[2].wr_id = 3;
   wr[2].opcode = IBV_WR_SEND;
   for (int i = 0; i < 3; i++) {
@@ -341,28 +349,14 @@ bool RunFenced(Pair& p, std::mt19937_64& rng, Stats& st) {
   std::memset(p.cbuf->at(coff), 0x5a, len);
   std::memset(p.sbuf->at(swoff), 0xc3, len);
 
-  ibv_sge note_sge{};  // libsiw refuses a receive without SGEs
-  note_sge.lkey = p.sbuf->mr->lkey;
-  note_sge.addr = reinterpret_cast<uintptr_t>(p.sbuf->at(0));
-  ibv_recv_wr rwr{}, *rbad = nullptr;
-  rwr.sg_list = &note_sge;
-  rwr.num_sge = 1;
-  if ((errno = ibv_post_recv(p.s->qp, &rwr, &rbad))) Die("ibv_post_recv (fenced)");
+  PostNoteRecv(p, "(fenced)");
 
   std::vector<ibv_sge> rsg = Split(rng, *p.cbuf, coff, len, 1);
   std::vector<ibv_sge> wsg = Split(rng, *p.cbuf, coff, len, 1);
   ibv_send_wr wr[3]{}, *bad = nullptr;
-  wr[0].opcode = IBV_WR_RDMA_READ;
-  wr[0].sg_list = rsg.data();
-  wr[0].num_sge = static_cast<int>(rsg.size());
-  wr[0].wr.rdma.remote_addr = reinterpret_cast<uintptr_t>(p.sbuf->at(sroff));
-  wr[0].wr.rdma.rkey = p.sbuf->mr->rkey;
-  wr[1].opcode = IBV_WR_RDMA_WRITE;
+  SetRdma(wr[0], IBV_WR_RDMA_READ, rsg, p, p.sbuf->at(sroff));
+  SetRdma(wr[1], IBV_WR_RDMA_WRITE, wsg, p, p.sbuf->at(swoff));
   wr[1].send_flags = IBV_SEND_FENCE;
-  wr[1].sg_list = wsg.data();
-  wr[1].num_sge = static_cast<int>(wsg.size());
-  wr[1].wr.rdma.remote_addr = reinterpret_cast<uintptr_t>(p.sbuf->at(swoff));
-  wr[1].wr.rdma.rkey = p.sbuf->mr->rkey;
   wr[2].opcode = IBV_WR_SEND;
   for (int i = 0; i < 3; i++) {
     wr[i].wr_id = static_cast<uint64_t>(i) + 1;

@@ -144,12 +144,12 @@ perf_client() { timeout 120 "$@" -R -d "$RDDP_DEV" -F "$RDDP_PEER_IP"; }
 _t_listeners() { # address:port/inode of each listening TCP socket
 	awk '$4 == "0A" { print $2 "/" $10 }' /proc/net/tcp /proc/net/tcp6 2>/dev/null
 }
-# t_listening BEFORE PID: wait (60 s at most) until a TCP listener not in
-# BEFORE (" $(_t_listeners | tr '\n' ' ') ") exists; false if process PID
-# exits first or none comes.
+# t_listening BEFORE PID [SECONDS]: wait (60 s by default) until a TCP
+# listener not in BEFORE (" $(_t_listeners | tr '\n' ' ') ") exists; false
+# if process PID exits first or none comes.
 t_listening() {
 	local i l
-	for ((i = 0; i < 600; i++)); do
+	for ((i = 0; i < ${3:-60} * 10; i++)); do
 		for l in $(_t_listeners); do
 			[[ "$1" == *" $l "* ]] || return 0
 		done
@@ -173,20 +173,8 @@ t_listeners_gone() {
 	return 1
 }
 _t_mark_listening() { # MARK LISTENERS-BEFORE: touch MARK on a new listener (150 s at most)
-	local i l
-	for ((i = 0; i < 1500; i++)); do
-		for l in $(_t_listeners); do
-			[[ " $2 " == *" $l "* ]] || { : >"$1"; return 0; }
-		done
-		sleep 0.1
-	done
+	t_listening " $2 " $$ 150 && : >"$1"
 }
-# perftest over rdma_cm connects twice: its parameter exchange, then the
-# test QPs, and its server listens anew in between. A client on a fast
-# kernel can reach the second listen before a server on the debug kernel
-# has opened it and is refused ("Connection refused"): then the client
-# asks for another round (/results/retry-NAME-TRY) and the server restarts,
-# two rounds more at most. Any other failure counts at once.
 _t_children() { # PID: its child processes
 	local f st fields
 	for f in /proc/[0-9]*/stat; do
@@ -203,6 +191,12 @@ _t_kill_tree() { # PID: the process and its descendants (a server runs as
 	for c in $(_t_children "$1"); do _t_kill_tree "$c"; done
 	kill "$1" 2>/dev/null
 }
+# perftest over rdma_cm connects twice: its parameter exchange, then the
+# test QPs, and its server listens anew in between. A client on a fast
+# kernel can reach the second listen before a server on the debug kernel
+# has opened it and is refused ("Connection refused"): then the client
+# asks for another round (/results/retry-NAME-TRY) and the server restarts,
+# two rounds more at most. Any other failure counts at once.
 _t_serve() { # NAME FN ARGS...
 	local name=$1 fn=$2 try rc pid base
 	shift 2

@@ -1004,17 +1004,85 @@ static void rddp_listen_close(struct rddp_listen *l)
 	kfree(l);
 }
 
+/* A wildcard IPv4 listen: every address of the netdev. */
+static int rddp_listen_any4(struct rddp_device *rdev, struct rddp_listen *l,
+			    struct iw_cm_id *id, __be16 port, int backlog)
+{
+	struct sockaddr_storage a;
+	struct sockaddr_in *sin = (struct sockaddr_in *)&a;
+	const struct in_ifaddr *ifa;
+	struct in_device *in_dev;
+	__be32 addrs[16];
+	int i, cnt = 0, ret = 0;
+
+	rcu_read_lock();
+	in_dev = __in_dev_get_rcu(rdev->netdev);
+	if (in_dev)
+		in_dev_for_each_ifa_rcu(ifa, in_dev)
+			if (cnt < ARRAY_SIZE(addrs))
+				addrs[cnt++] = ifa->ifa_local;
+	rcu_read_unlock();
+	for (i = 0; i < cnt && !ret; i++) {
+		memset(&a, 0, sizeof(a));
+		sin->sin_family = AF_INET;
+		sin->sin_port = port;
+		sin->sin_addr.s_addr = addrs[i];
+		ret = rddp_listen_one(rdev, l, id, &a, backlog);
+	}
+	return ret ? ret : cnt ? 0 : -EADDRNOTAVAIL;
+}
+
+/*
+ * A wildcard IPv6 listen: every usable address of the netdev, link-local
+ * ones too, scoped to it (as siw). With none, the family is not available
+ * on this device: -EAFNOSUPPORT, which ULPs listening on both wildcards
+ * (nfsd's svcrdma) tolerate for the IPv6 one.
+ */
+static int rddp_listen_any6(struct rddp_device *rdev, struct rddp_listen *l,
+			    struct iw_cm_id *id, __be16 port, int backlog)
+{
+	struct inet6_dev *idev = in6_dev_get(rdev->netdev);
+	struct sockaddr_storage a;
+	struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)&a;
+	struct in6_addr addrs[16];
+	struct inet6_ifaddr *ifp;
+	int i, cnt = 0, ret = 0;
+
+	if (idev) {
+		read_lock_bh(&idev->lock);
+		list_for_each_entry(ifp, &idev->addr_list, if_list)
+			if (cnt < ARRAY_SIZE(addrs) &&
+			    !(ifp->flags & (IFA_F_TENTATIVE | IFA_F_DEPRECATED)))
+				addrs[cnt++] = ifp->addr;
+		read_unlock_bh(&idev->lock);
+		in6_dev_put(idev);
+	}
+	for (i = 0; i < cnt && !ret; i++) {
+		memset(&a, 0, sizeof(a));
+		sin6->sin6_family = AF_INET6;
+		sin6->sin6_port = port;
+		sin6->sin6_addr = addrs[i];
+		if (ipv6_addr_type(&addrs[i]) & IPV6_ADDR_LINKLOCAL)
+			sin6->sin6_scope_id = rdev->netdev->ifindex;
+		ret = rddp_listen_one(rdev, l, id, &a, backlog);
+	}
+	return ret ? ret : cnt ? 0 : -EAFNOSUPPORT;
+}
+
 /*
  * A wildcard listen binds to each address of the device's netdev, as other
- * iWARP devices may listen on the same port with their own addresses.
+ * iWARP devices may listen on the same port with their own addresses. On
+ * failure nothing stays bound and id->provider_data stays NULL, so iw_cm's
+ * later destroy_listen finds nothing to close.
  */
 int rddp_iw_create_listen(struct iw_cm_id *id, int backlog)
 {
 	struct rddp_device *rdev = to_rddp_dev(id->device);
 	struct sockaddr_storage *la = &id->m_local_addr;
-	struct sockaddr_storage a;
+	struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)la;
+	struct sockaddr_in *sin = (struct sockaddr_in *)la;
 	struct rddp_listen *l;
-	int ret = 0, n = 0;
+	int ret;
 
 	if (la->ss_family != AF_INET && la->ss_family != AF_INET6)
 		return -EAFNOSUPPORT;
@@ -1023,64 +1091,12 @@ int rddp_iw_create_listen(struct iw_cm_id *id, int backlog)
 		return -ENOMEM;
 	INIT_LIST_HEAD(&l->ceps);
 
-	if (la->ss_family == AF_INET &&
-	    ((struct sockaddr_in *)la)->sin_addr.s_addr == htonl(INADDR_ANY)) {
-		struct in_device *in_dev;
-		const struct in_ifaddr *ifa;
-		__be32 addrs[16];
-		int i, cnt = 0;
-
-		rcu_read_lock();
-		in_dev = __in_dev_get_rcu(rdev->netdev);
-		if (in_dev)
-			in_dev_for_each_ifa_rcu(ifa, in_dev)
-				if (cnt < ARRAY_SIZE(addrs))
-					addrs[cnt++] = ifa->ifa_local;
-		rcu_read_unlock();
-		for (i = 0; i < cnt && !ret; i++) {
-			struct sockaddr_in *sin = (struct sockaddr_in *)&a;
-
-			memset(&a, 0, sizeof(a));
-			sin->sin_family = AF_INET;
-			sin->sin_port = ((struct sockaddr_in *)la)->sin_port;
-			sin->sin_addr.s_addr = addrs[i];
-			ret = rddp_listen_one(rdev, l, id, &a, backlog);
-			n++;
-		}
-	} else if (la->ss_family == AF_INET6 &&
-		   ipv6_addr_any(&((struct sockaddr_in6 *)la)->sin6_addr)) {
-		struct inet6_dev *idev = in6_dev_get(rdev->netdev);
-		struct in6_addr addrs[16];
-		struct inet6_ifaddr *ifp;
-		int i, cnt = 0;
-
-		if (idev) {
-			read_lock_bh(&idev->lock);
-			list_for_each_entry(ifp, &idev->addr_list, if_list)
-				if (cnt < ARRAY_SIZE(addrs) &&
-				    !(ifp->flags & IFA_F_TENTATIVE) &&
-				    !(ipv6_addr_type(&ifp->addr) &
-				      IPV6_ADDR_LINKLOCAL))
-					addrs[cnt++] = ifp->addr;
-			read_unlock_bh(&idev->lock);
-			in6_dev_put(idev);
-		}
-		for (i = 0; i < cnt && !ret; i++) {
-			struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)&a;
-
-			memset(&a, 0, sizeof(a));
-			sin6->sin6_family = AF_INET6;
-			sin6->sin6_port = ((struct sockaddr_in6 *)la)->sin6_port;
-			sin6->sin6_addr = addrs[i];
-			ret = rddp_listen_one(rdev, l, id, &a, backlog);
-			n++;
-		}
-	} else {
+	if (la->ss_family == AF_INET && sin->sin_addr.s_addr == htonl(INADDR_ANY))
+		ret = rddp_listen_any4(rdev, l, id, sin->sin_port, backlog);
+	else if (la->ss_family == AF_INET6 && ipv6_addr_any(&sin6->sin6_addr))
+		ret = rddp_listen_any6(rdev, l, id, sin6->sin6_port, backlog);
+	else
 		ret = rddp_listen_one(rdev, l, id, la, backlog);
-		n++;
-	}
-	if (!ret && !n)
-		ret = -EADDRNOTAVAIL;	/* the netdev has no address */
 	if (ret) {
 		rddp_listen_close(l);
 		return ret;

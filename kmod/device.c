@@ -11,6 +11,7 @@
 
 #include "cm.h"
 #include "rddp.h"
+#include "mem.h"
 
 /*
  * Port state as rddp reports it, in query_port and in port events alike: the
@@ -52,7 +53,12 @@ static int rddp_query_device(struct ib_device *ibdev,
 	attr->max_srq_wr = RDDP_MAX_SRQ_WR;
 	attr->max_srq_sge = RDDP_MAX_SGE;
 	attr->atomic_cap = IB_ATOMIC_NONE;
+	/*
+	 * Fast registration and invalidation (mem.h); no memory windows, no
+	 * SG_GAPS or integrity MRs, no atomics.
+	 */
 	attr->device_cap_flags = IB_DEVICE_MEM_MGT_EXTENSIONS;
+	attr->max_fast_reg_page_list_len = RDDP_MAX_FR_PAGES;
 	attr->kernel_cap_flags = IBK_ALLOW_USER_UNREG;
 	return 0;
 }

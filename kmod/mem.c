@@ -3,6 +3,7 @@
  * rddp protection domains, memory regions and STags (see mem.h for the
  * lookup API and the MR lifetime rules).
  */
+#include <linux/log2.h>
 #include <linux/random.h>
 #include <linux/slab.h>
 #include <rdma/ib_umem.h>
@@ -61,6 +62,7 @@ static struct rddp_mr *rddp_mr_alloc(struct ib_pd *pd, int access)
 	}
 	mr->rdev = rdev;
 	mr->access = access;
+	spin_lock_init(&mr->fr_lock);
 	refcount_set(&mr->ref, 1);
 	init_completion(&mr->released);
 	return mr;
@@ -80,6 +82,7 @@ static int rddp_mr_publish(struct rddp_mr *mr, u8 key)
 		return ret == -EBUSY ? -ENOMEM : ret;
 	mr->base.lkey = (idx << 8) | key;
 	mr->base.rkey = mr->base.lkey;
+	WRITE_ONCE(mr->stag, mr->base.lkey);
 	return 0;
 }
 
@@ -88,6 +91,7 @@ static void rddp_mr_free(struct rddp_mr *mr)
 	if (mr->umem)
 		ib_umem_release(mr->umem);
 	kvfree(mr->pages);
+	kvfree(mr->fr_pages);
 	atomic_dec(&mr->rdev->num_mr);
 	kfree_rcu(mr, rcu);
 }
@@ -196,21 +200,46 @@ int rddp_dereg_mr(struct ib_mr *base, struct ib_udata *udata)
 	return 0;
 }
 
+/* Referenced MR in @stag's index slot, whatever its state, or NULL. */
+static struct rddp_mr *rddp_mr_ref(struct rddp_device *rdev, u32 stag)
+{
+	struct rddp_mr *mr;
+
+	rcu_read_lock();
+	mr = xa_load(&rdev->mr_xa, stag >> 8);
+	if (mr && !refcount_inc_not_zero(&mr->ref))
+		mr = NULL;
+	rcu_read_unlock();
+	/* Reference before state (mem.h): pairs with rddp_map_mr_sg(). */
+	smp_mb();
+	return mr;
+}
+
+/*
+ * Whether @mr answers to @stag now. A fast-register MR's fields are read
+ * after its valid bit, which rddp_mr_fast_reg() sets with release order.
+ */
+static bool rddp_mr_live(struct rddp_mr *mr, u32 stag)
+{
+	if (mr->fr && !test_bit(RDDP_MR_VALID, &mr->fr_flags))
+		return false;
+	smp_rmb();	/* pairs with smp_mb__before_atomic() in fast_reg */
+	return READ_ONCE(mr->stag) == stag;
+}
+
 struct rddp_mr *rddp_mr_get(struct rddp_device *rdev, u32 stag,
 			    struct ib_pd *pd, int access, u64 to, u64 len)
 {
 	struct rddp_mr *mr;
 	int ret;
 
-	rcu_read_lock();
-	mr = xa_load(&rdev->mr_xa, stag >> 8);
-	if (mr && (mr->base.lkey != stag || !refcount_inc_not_zero(&mr->ref)))
-		mr = NULL;
-	rcu_read_unlock();
+	mr = rddp_mr_ref(rdev, stag);
 	if (!mr)
 		return ERR_PTR(-ENOENT);
 
-	if (mr->base.pd != pd)
+	if (!rddp_mr_live(mr, stag))
+		ret = -ENOENT;
+	else if (mr->base.pd != pd)
 		ret = -EPERM;
 	else if ((mr->access & access) != access)
 		ret = -EACCES;
@@ -244,4 +273,144 @@ int rddp_mr_page(struct rddp_mr *mr, u64 to, struct page **page,
 	*page = mr->pages[pos >> PAGE_SHIFT];
 	*offset = pos & ~PAGE_MASK;
 	return 0;
+}
+
+/* ---- fast-register MRs (mem.h) ---- */
+
+struct ib_mr *rddp_alloc_mr(struct ib_pd *pd, enum ib_mr_type type,
+			    u32 max_num_sg)
+{
+	struct rddp_mr *mr;
+	int ret;
+
+	/* Page lists only: no SG_GAPS or integrity MRs. */
+	if (type != IB_MR_TYPE_MEM_REG)
+		return ERR_PTR(-EOPNOTSUPP);
+	if (!max_num_sg || max_num_sg > RDDP_MAX_FR_PAGES)
+		return ERR_PTR(-EINVAL);
+	mr = rddp_mr_alloc(pd, 0);
+	if (IS_ERR(mr))
+		return ERR_CAST(mr);
+	mr->fr = true;
+	mr->fr_max = max_num_sg;
+	mr->fr_pages = kvcalloc(max_num_sg, sizeof(*mr->fr_pages), GFP_KERNEL);
+	if (!mr->fr_pages) {
+		ret = -ENOMEM;
+		goto err_free;
+	}
+	/* Published invalid: no lookup succeeds before a REG_MR. */
+	ret = rddp_mr_publish(mr, get_random_u8());
+	if (ret)
+		goto err_free;
+	return &mr->base;
+
+err_free:
+	rddp_mr_free(mr);
+	return ERR_PTR(ret);
+}
+
+static int rddp_mr_set_page(struct ib_mr *ibmr, u64 addr)
+{
+	struct rddp_mr *mr = to_rddp_mr(ibmr);
+
+	if (mr->fr_npages == mr->fr_max)
+		return -ENOMEM;
+	mr->fr_pages[mr->fr_npages++] = addr;
+	return 0;
+}
+
+/*
+ * The page list holds ib_dma_map_sg() addresses, which are kernel virtual
+ * addresses: rddp has no DMA device (ib_uses_virt_dma()).
+ */
+int rddp_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
+		   unsigned int *sg_offset)
+{
+	struct rddp_mr *mr = to_rddp_mr(ibmr);
+	int n;
+
+	if (!mr->fr || !is_power_of_2(ibmr->page_size))
+		return -EINVAL;
+	/* Never under a valid registration or a placement (mem.h). */
+	if (test_bit(RDDP_MR_VALID, &mr->fr_flags))
+		return -EBUSY;
+	smp_mb();	/* state before references: pairs with rddp_mr_ref() */
+	if (refcount_read(&mr->ref) != 1)
+		return -EBUSY;
+	mr->fr_npages = 0;
+	n = ib_sg_to_pages(ibmr, sg, sg_nents, sg_offset, rddp_mr_set_page);
+	mr->fr_page_shift = ilog2(ibmr->page_size);
+	/* ULPs may rewrite iova's high bits (xprtrdma): keep the offset. */
+	mr->fr_map_off = ibmr->iova & (ibmr->page_size - 1);
+	return n;
+}
+
+u8 *rddp_mr_fr_addr(struct rddp_mr *mr, u64 to, u32 *contig)
+{
+	u64 psize = BIT_ULL(mr->fr_page_shift), pos, idx;
+
+	if (to < mr->va)
+		return NULL;
+	pos = to - mr->va + mr->fr_map_off;
+	idx = pos >> mr->fr_page_shift;
+	if (idx >= mr->fr_npages)
+		return NULL;
+	*contig = min_t(u64, psize - (pos & (psize - 1)), U32_MAX);
+	return (u8 *)(uintptr_t)(mr->fr_pages[idx] + (pos & (psize - 1)));
+}
+
+int rddp_mr_fast_reg(struct ib_mr *ibmr, struct ib_pd *pd, u32 key,
+		     int access)
+{
+	struct rddp_mr *mr = to_rddp_mr(ibmr);
+	u64 mapped;
+	int ret = 0;
+
+	if (ibmr->device != pd->device || !mr->fr)
+		return -EINVAL;
+	if (ibmr->pd != pd)
+		return -EPERM;
+	/* ib_inc_rkey() changes the key, never the index. */
+	if ((key >> 8) != (mr->base.lkey >> 8) || rddp_mr_check_access(access))
+		return -EINVAL;
+	mapped = ((u64)mr->fr_npages << mr->fr_page_shift) - mr->fr_map_off;
+	if (!mr->fr_npages || ibmr->length > mapped)
+		return -EINVAL;
+
+	spin_lock_bh(&mr->fr_lock);
+	if (test_bit(RDDP_MR_VALID, &mr->fr_flags)) {
+		ret = -EINVAL;	/* verbs: Fast-Register needs an invalid STag */
+	} else {
+		WRITE_ONCE(mr->stag, key);
+		mr->va = ibmr->iova;
+		mr->len = ibmr->length;
+		mr->access = access;
+		/* Release: a lookup that sees the bit sees the fields. */
+		smp_mb__before_atomic();
+		set_bit(RDDP_MR_VALID, &mr->fr_flags);
+	}
+	spin_unlock_bh(&mr->fr_lock);
+	return ret;
+}
+
+int rddp_mr_invalidate(struct rddp_device *rdev, u32 stag, struct ib_pd *pd)
+{
+	struct rddp_mr *mr;
+	int ret = 0;
+
+	mr = rddp_mr_ref(rdev, stag);
+	if (!mr)
+		return -ENOENT;
+	spin_lock_bh(&mr->fr_lock);
+	if (READ_ONCE(mr->stag) != stag)
+		ret = -ENOENT;
+	else if (mr->base.pd != pd)
+		ret = -EPERM;
+	else if (!mr->fr)
+		ret = -EINVAL;
+	else
+		clear_bit(RDDP_MR_VALID, &mr->fr_flags);
+	spin_unlock_bh(&mr->fr_lock);
+	rddp_mr_put(mr);
+	return ret;
 }

@@ -17,13 +17,34 @@
  *    (mr->released), then unpins the user pages and frees the MR after an RCU
  *    grace period. Holders must therefore drop their references in bounded
  *    time (at the end of the DDP segment or WQE they are placing).
- *  - Fields other than ref are immutable while the MR is in mr_xa.
+ *  - Fields other than ref are immutable while the MR is in mr_xa, except
+ *    for fast-register MRs (below).
+ *
+ * Fast-register MRs (alloc_mr, RFC 5040 §5.1 and the verbs' Fast-Register
+ * and Invalidate operations) have a page list filled by map_mr_sg and an
+ * STag that is valid (RDDP_MR_VALID in @fr_flags) only between an
+ * IB_WR_REG_MR and its invalidation (IB_WR_LOCAL_INV, Read with local
+ * invalidate, or a received Send with Invalidate). Rules:
+ *  - rddp_mr_get() takes its reference first and checks RDDP_MR_VALID and
+ *    the STag afterwards, so a holder always saw a valid registration.
+ *  - REG_MR (TX, rddp_mr_fast_reg()) and invalidation (rddp_mr_invalidate())
+ *    serialise on @fr_lock. REG_MR writes @stag, @va, @len and @access only
+ *    while the MR is invalid, then sets RDDP_MR_VALID with release order.
+ *  - Invalidation only clears RDDP_MR_VALID: new lookups fail at once; a
+ *    placement that already holds a reference finishes the DDP segment it
+ *    is placing (bounded by the segment, as for dereg_mr above). This is
+ *    what makes invalidation of an STag in use race nothing.
+ *  - map_mr_sg rewrites the page list only while the MR is invalid and no
+ *    holder is left (ref == 1), else it fails with -EBUSY; a holder never
+ *    reads a page list being rewritten, and a new registration becomes
+ *    visible only with RDDP_MR_VALID.
  */
 #ifndef RDDP_MEM_H
 #define RDDP_MEM_H
 
 #include <linux/completion.h>
 #include <linux/refcount.h>
+#include <linux/spinlock.h>
 #include <rdma/ib_umem.h>
 #include <rdma/ib_verbs.h>
 
@@ -52,7 +73,23 @@ struct rddp_mr {
 	struct page **pages;		/* umem's pages in TO order */
 	unsigned long npages;
 	unsigned int first_off;		/* byte offset of va in pages[0] */
+	u32 stag;			/* the STag lookups match */
+
+	/* fast-register MRs (alloc_mr), see above */
+	bool fr;
+	unsigned long fr_flags;		/* RDDP_MR_VALID */
+	spinlock_t fr_lock;		/* REG_MR against invalidation */
+	u64 *fr_pages;			/* kernel addresses, page-size aligned */
+	u32 fr_max;			/* slots in fr_pages */
+	u32 fr_npages;			/* filled by the last map_mr_sg */
+	u32 fr_map_off;			/* offset of the mapped iova in page 0 */
+	u32 fr_page_shift;		/* log2 of the mapped page size */
 };
+
+#define RDDP_MR_VALID	0	/* bit in fr_flags */
+
+/* Page-list length of a fast-register MR (query_device reports it). */
+#define RDDP_MAX_FR_PAGES	512
 
 static inline struct rddp_mr *to_rddp_mr(struct ib_mr *mr)
 {
@@ -92,6 +129,31 @@ void rddp_mr_put(struct rddp_mr *mr);
 int rddp_mr_page(struct rddp_mr *mr, u64 to, struct page **page,
 		 unsigned int *offset);
 
+/*
+ * rddp_mr_fr_addr - the kernel address of byte @to of a fast-register MR
+ * and how many bytes are contiguous from there (@contig). @to must lie in
+ * the registration (checked by rddp_mr_get()); NULL if it does not.
+ */
+u8 *rddp_mr_fr_addr(struct rddp_mr *mr, u64 to, u32 *contig);
+
+/*
+ * rddp_mr_fast_reg - execute an IB_WR_REG_MR (TX, in SQ order): @ibmr,
+ * mapped by map_mr_sg, becomes valid under STag @key with @access.
+ * rddp_mr_invalidate - execute an invalidation of @stag for a QP of @pd
+ * (IB_WR_LOCAL_INV, Read with local invalidate, received Send with
+ * Invalidate). Any context. Both return 0 or:
+ *  -ENOENT  no MR has this STag (index unused or key mismatch)
+ *  -EPERM   the MR belongs to another PD (RFC 5040 §7: "STag not
+ *           associated with RDMAP stream")
+ *  -EINVAL  not a fast-register MR: it cannot be invalidated (RFC 5040
+ *           §7, "STag cannot be invalidated"); REG_MR: MR still valid,
+ *           key of another MR, or bad access flags
+ * Invalidating an STag that is already invalid succeeds (verbs semantics).
+ */
+int rddp_mr_fast_reg(struct ib_mr *ibmr, struct ib_pd *pd, u32 key,
+		     int access);
+int rddp_mr_invalidate(struct rddp_device *rdev, u32 stag, struct ib_pd *pd);
+
 /* verbs (mem.c) */
 int rddp_alloc_pd(struct ib_pd *pd, struct ib_udata *udata);
 int rddp_dealloc_pd(struct ib_pd *pd, struct ib_udata *udata);
@@ -99,5 +161,9 @@ struct ib_mr *rddp_get_dma_mr(struct ib_pd *pd, int access);
 struct ib_mr *rddp_reg_user_mr(struct ib_pd *pd, u64 start, u64 len,
 			       u64 virt, int access, struct ib_udata *udata);
 int rddp_dereg_mr(struct ib_mr *mr, struct ib_udata *udata);
+struct ib_mr *rddp_alloc_mr(struct ib_pd *pd, enum ib_mr_type type,
+			    u32 max_num_sg);
+int rddp_map_mr_sg(struct ib_mr *mr, struct scatterlist *sg, int sg_nents,
+		   unsigned int *sg_offset);
 
 #endif /* RDDP_MEM_H */

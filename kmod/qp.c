@@ -350,6 +350,13 @@ int rddp_modify_qp(struct ib_qp *base, struct ib_qp_attr *attr, int mask,
 		ret = -EINVAL;
 		goto out;
 	}
+	/*
+	 * librdmacm's rdma_disconnect() moves an iWARP QP to SQD; after the
+	 * peer's close (or a Terminate) the QP is in ERROR already and there
+	 * is nothing left to drain: accepted and nothing changes, as on siw.
+	 */
+	if ((mask & IB_QP_STATE) && cur == IB_QPS_ERR && next == IB_QPS_SQD)
+		next = cur;
 	/* Without IB_QP_STATE only attributes change, in any state. */
 	if ((mask & IB_QP_STATE) && !(rddp_qp_next_ok[cur] & BIT(next))) {
 		ret = -EINVAL;
@@ -460,6 +467,14 @@ static int rddp_sqe_from_wr(struct rddp_qp *qp, struct siw_sqe *sqe,
 		/* One local SGE per READ (max_sge_rd), never inline. */
 		if (wr->num_sge > 1 || (wr->send_flags & IB_SEND_INLINE))
 			return -EINVAL;
+		/*
+		 * With invalidate, the sink's STag (sg_list[0].lkey, as
+		 * hardware RNICs take it) is invalidated once the response
+		 * is placed. ex.invalidate_rkey is not used: rdma_rw sets it
+		 * before it moves the MR to its next key.
+		 */
+		if (wr->opcode == IB_WR_RDMA_READ_WITH_INV && wr->num_sge != 1)
+			return -EINVAL;
 		sqe->opcode = wr->opcode == IB_WR_RDMA_READ ?
 			      SIW_OP_READ : SIW_OP_READ_LOCAL_INV;
 		sqe->raddr = rdma_wr(wr)->remote_addr;
@@ -471,8 +486,17 @@ static int rddp_sqe_from_wr(struct rddp_qp *qp, struct siw_sqe *sqe,
 		sqe->opcode = SIW_OP_INVAL_STAG;
 		sqe->rkey = wr->ex.invalidate_rkey;
 		break;
+	case IB_WR_REG_MR:
+		/* Executed by TX in SQ order (rddp_mr_fast_reg()). */
+		if (wr->num_sge || (wr->send_flags & IB_SEND_INLINE))
+			return -EINVAL;
+		sqe->opcode = SIW_OP_REG_MR;
+		sqe->base_mr = (uintptr_t)reg_wr(wr)->mr;
+		sqe->rkey = reg_wr(wr)->key;
+		sqe->access = reg_wr(wr)->access;
+		break;
 	default:
-		/* Immediate data, atomics, REG_MR, ... are not supported. */
+		/* Immediate data, atomics, ... are not supported. */
 		return -EINVAL;
 	}
 

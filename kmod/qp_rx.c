@@ -96,11 +96,6 @@ static int rddp_rx_send(struct rddp_stream *s, u32 len)
 	enum rddp_err err;
 	int i, ret = 0;
 
-	if (h->inval_stag && (h->opcode == RDDP_OP_SEND_INV ||
-			      h->opcode == RDDP_OP_SEND_SE_INV))
-		/* rddp has no invalidatable (fast-register) STags yet. */
-		return rddp_rx_fail(s, RDDP_ERR_RDMAP_P_INVALIDATE, NULL);
-
 	if (!s->rx_rqe_valid) {
 		if (h->msn != s->rx_msn[RDDP_QN_SEND])
 			return rddp_rx_fail(s, RDDP_ERR_DDP_U_MSN_RANGE, NULL);
@@ -270,20 +265,34 @@ static int rddp_rx_terminate(struct rddp_stream *s)
 	return -1;
 }
 
-static void rddp_rx_read_resp_done(struct rddp_stream *s)
+/*
+ * The last Read Response segment is placed: the Read is done, and with
+ * local invalidate its sink's STag is invalidated first (IB_WR_RDMA_READ_
+ * WITH_INV, which rdma_rw uses on iWARP). A failed invalidation completes
+ * the Read in error and stops the stream.
+ */
+static int rddp_rx_read_resp_done(struct rddp_stream *s)
 {
 	struct rddp_read *o;
 	struct rddp_sqw *w;
+	int inval = 0;
 	bool kick;
 
-	spin_lock(&s->lock);
+	/* The head slot is RX's until orq_get moves past it. */
 	o = rddp_orq_slot(s, s->orq_get);
+	if (!o->rtr && o->inval_stag) {
+		inval = rddp_mr_invalidate(s->qp->rdev, o->inval_stag,
+					   s->qp->base.pd);
+		if (!inval)
+			rddp_stat_inc(s->qp->rdev, RDDP_STAT_MR_LOCAL_INVALS);
+	}
+	spin_lock(&s->lock);
 	s->orq_get++;
 	if (!o->rtr) {
 		w = rddp_sqw_slot(s, o->sqw);
 		w->state = RDDP_SQW_DONE;
-		w->status = SIW_WC_SUCCESS;
-		w->bytes = o->req.size;
+		w->status = inval ? SIW_WC_LOC_PROT_ERR : SIW_WC_SUCCESS;
+		w->bytes = inval ? 0 : o->req.size;
 	}
 	/*
 	 * An ORD slot is free again: TX, if it waits for one (or for every
@@ -295,8 +304,36 @@ static void rddp_rx_read_resp_done(struct rddp_stream *s)
 	spin_unlock(&s->lock);
 	/* In order: earlier WQEs may still wait (RFC 5040 §5.5). */
 	rddp_sqw_reap(s);
+	if (inval) {
+		rddp_stream_error(s, RDDP_ERR_RDMAP_CATASTROPHIC, NULL, 0, 0,
+				  NULL);
+		return -1;
+	}
 	if (kick)
 		rddp_tx_kick(s->qp);
+	return 0;
+}
+
+/*
+ * A Send with Invalidate ends (RFC 5040 §5.1, Invalidate STag): the STag
+ * is invalidated before the receive completes; one that is unknown, of
+ * another PD or not invalidatable (not a fast-register MR) draws the
+ * Terminate of RFC 5040 §7 and the receive is flushed with the stream.
+ */
+static int rddp_rx_send_inval(struct rddp_stream *s)
+{
+	switch (rddp_mr_invalidate(s->qp->rdev, s->rx_hdr.inval_stag,
+				   s->qp->base.pd)) {
+	case 0:
+		rddp_stat_inc(s->qp->rdev, RDDP_STAT_MR_REMOTE_INVALS);
+		return 0;
+	case -ENOENT:
+		return rddp_rx_fail(s, RDDP_ERR_RDMAP_P_INVALID_STAG, NULL);
+	case -EPERM:
+		return rddp_rx_fail(s, RDDP_ERR_RDMAP_P_STAG_STREAM, NULL);
+	default:
+		return rddp_rx_fail(s, RDDP_ERR_RDMAP_P_INVALIDATE, NULL);
+	}
 }
 
 /* A good FPDU, in the QP's and the device's counters. */
@@ -317,7 +354,7 @@ static int rddp_rx_fpdu_done(void *ctx)
 {
 	struct rddp_stream *s = ctx;
 	struct rddp_hdr *h = &s->rx_hdr;
-	bool rtr = s->rx_rtr_pending;
+	bool rtr = s->rx_rtr_pending, inval;
 	u32 bytes;
 
 	rddp_rx_account(s);
@@ -331,16 +368,21 @@ static int rddp_rx_fpdu_done(void *ctx)
 	case RDDP_RX_TAGGED:
 		rddp_sg_release(&s->rx_sg);
 		if (h->opcode == RDDP_OP_READ_RESP && h->last)
-			rddp_rx_read_resp_done(s);
+			return rddp_rx_read_resp_done(s);
 		return 0;
 	case RDDP_RX_SEND:
 		if (!h->last)
 			return 0;
+		inval = h->opcode == RDDP_OP_SEND_INV ||
+			h->opcode == RDDP_OP_SEND_SE_INV;
+		if (inval && rddp_rx_send_inval(s))
+			return -1;
 		bytes = h->mo + s->rx_seg_len;
 		rddp_sg_release(&s->rx_sg);
 		s->rx_rqe_valid = false;
 		s->rx_msn[RDDP_QN_SEND]++;
-		rddp_qp_rq_complete(s->qp, &s->rx_rqe, SIW_WC_SUCCESS, bytes, 0,
+		rddp_qp_rq_complete(s->qp, &s->rx_rqe, SIW_WC_SUCCESS, bytes,
+				    inval ? h->inval_stag : 0,
 				    rddp_opcodes[h->opcode].solicited);
 		return 0;
 	case RDDP_RX_SMALL:

@@ -172,7 +172,8 @@ static void rddp_sqw_finish(struct rddp_stream *s, enum siw_wc_status status,
 
 static bool rddp_tx_sqe_is_read(const struct siw_sqe *sqe)
 {
-	return sqe->opcode == SIW_OP_READ;
+	return sqe->opcode == SIW_OP_READ ||
+	       sqe->opcode == SIW_OP_READ_LOCAL_INV;
 }
 
 /* Complete an SQE that failed locally and stop the QP (RFC 5040 §7.1). */
@@ -191,7 +192,43 @@ static int rddp_mr_err_to_wc(int err)
 						 SIW_WC_LOC_PROT_ERR;
 }
 
-/* Resolve the local buffers of the SQE just taken. */
+/*
+ * A memory-management WQE (IB_WR_REG_MR, IB_WR_LOCAL_INV): executed here,
+ * in SQ order, so that a later WQE of the same SQ (a Send advertising the
+ * STag) sees its effect (mem.h gives the rules). A failure completes the
+ * WQE in error and stops the QP, as every local error does.
+ */
+static int rddp_tx_mem_op(struct rddp_stream *s)
+{
+	struct rddp_qp *qp = s->qp;
+	struct siw_sqe *sqe = &s->tx_sqe;
+	int ret;
+
+	if (sqe->opcode == SIW_OP_REG_MR) {
+		/* base_mr is a kernel pointer: kernel QPs only. */
+		ret = qp->user ? -EINVAL :
+		      rddp_mr_fast_reg((struct ib_mr *)(uintptr_t)sqe->base_mr,
+				       qp->base.pd, sqe->rkey, (int)sqe->access);
+	} else {
+		ret = rddp_mr_invalidate(qp->rdev, sqe->rkey, qp->base.pd);
+	}
+	if (ret) {
+		rddp_tx_local_error(s, ret == -EINVAL ? SIW_WC_LOC_QP_OP_ERR :
+					rddp_mr_err_to_wc(ret));
+		return ret;
+	}
+	rddp_stat_inc(qp->rdev, sqe->opcode == SIW_OP_REG_MR ?
+				RDDP_STAT_MR_FAST_REGS :
+				RDDP_STAT_MR_LOCAL_INVALS);
+	rddp_sqw_finish(s, SIW_WC_SUCCESS, 0, false);
+	return 1;
+}
+
+/*
+ * Resolve the local buffers of the SQE just taken. Returns 0 when it is a
+ * message to send, > 0 when it was a local operation that is finished
+ * already, < 0 when it failed (and was completed).
+ */
 static int rddp_tx_sqe_setup(struct rddp_stream *s)
 {
 	struct rddp_qp *qp = s->qp;
@@ -208,10 +245,14 @@ static int rddp_tx_sqe_setup(struct rddp_stream *s)
 	case SIW_OP_WRITE:
 		break;
 	case SIW_OP_READ:
+	case SIW_OP_READ_LOCAL_INV:
 		s->tx_len = sqe->num_sge ? sqe->sge[0].length : 0;
 		return 0;	/* the sink is checked when data arrives */
+	case SIW_OP_REG_MR:
+	case SIW_OP_INVAL_STAG:
+		return rddp_tx_mem_op(s);
 	default:
-		/* Local invalidate, READ with local invalidate: no fast-reg MRs. */
+		/* Immediate data, atomics: not supported. */
 		rddp_sqw_finish(s, SIW_WC_LOC_QP_OP_ERR, 0, false);
 		return -EOPNOTSUPP;
 	}
@@ -296,6 +337,7 @@ static bool rddp_tx_next_job(struct rddp_stream *s)
 	while (rddp_sqw_reserve(s) && !rddp_qp_sq_next(s->qp, &s->tx_sqe)) {
 		rddp_sqw_push(s);
 		s->tx_kind = RDDP_TX_SQE;
+		/* A local operation (> 0) is done: take the next SQE. */
 		if (!rddp_tx_sqe_setup(s))
 			return true;
 		s->tx_kind = RDDP_TX_NONE;
@@ -340,6 +382,9 @@ static void rddp_tx_push_orq(struct rddp_stream *s, const struct rddp_read_req *
 	o = rddp_orq_slot(s, s->orq_put);
 	o->req = *r;
 	o->rtr = rtr;
+	o->inval_stag = 0;
+	if (!rtr && s->tx_sqe.opcode == SIW_OP_READ_LOCAL_INV)
+		o->inval_stag = s->tx_sqe.sge[0].lkey;
 	if (!rtr) {
 		o->sqw = s->tx_sqw;
 		rddp_sqw_slot(s, s->tx_sqw)->state = RDDP_SQW_READ;
@@ -385,6 +430,7 @@ static int rddp_tx_build(struct rddp_stream *s)
 			h.to = s->tx_sqe.raddr + s->tx_off;
 			break;
 		case SIW_OP_READ:
+		case SIW_OP_READ_LOCAL_INV:
 			read_req = true;
 			break;
 		case SIW_OP_SEND_REMOTE_INV:

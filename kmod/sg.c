@@ -89,6 +89,17 @@ static u8 *rddp_sg_chunk(struct rddp_sg *sg, u32 want, u32 *len)
 		*len = n;
 		return (u8 *)(uintptr_t)to;
 	}
+	if (e->mr->fr) {
+		u8 *p = rddp_mr_fr_addr(e->mr, to, len);
+
+		/* rddp_mr_get() checked the range against the mapping. */
+		if (WARN_ON_ONCE(!p)) {
+			*len = 0;
+			return NULL;
+		}
+		*len = min(*len, n);
+		return p;
+	}
 	/* rddp_mr_get() checked the range, so the lookup cannot fail. */
 	if (WARN_ON_ONCE(rddp_mr_page(e->mr, to, &page, &poff))) {
 		*len = 0;

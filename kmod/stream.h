@@ -54,6 +54,7 @@ struct rddp_cep;
 struct rddp_read {
 	struct rddp_read_req req;
 	u32 sqw;		/* ORQ: the Read WQE's sqw index */
+	u32 inval_stag;		/* ORQ: Read with local invalidate, else 0 */
 	bool rtr;		/* ORQ: a zero-length RTR Read, no WQE */
 };
 

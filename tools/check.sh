@@ -98,11 +98,11 @@ vm() { # KERNEL TEST...
 	done
 }
 vm stock tests/vm/link.sh tests/vm/verbs.sh tests/vm/rdma.sh tests/vm/cm.sh \
-	tests/vm/rddpctl.sh tests/vm/netns.sh
+	tests/vm/rddpctl.sh tests/vm/netns.sh tests/vm/ulp.sh
 # Two guests, rddp in one and upstream siw in the other, with a pcap.
 suite vm-stock-two bash tools/vm/two-vm-check.sh stock
 vm debug tests/vm/kunit.sh tests/vm/link.sh tests/vm/verbs.sh tests/vm/rdma.sh tests/vm/cm.sh \
-	tests/vm/rddpctl.sh tests/vm/netns.sh
+	tests/vm/rddpctl.sh tests/vm/netns.sh tests/vm/ulp.sh
 # The same two-VM runs with rddp on the debug kernel (smoke and markers:
 # both guests; interop: siw's guest stays on Debian's kernel).
 suite vm-debug-two bash tools/vm/two-vm-check.sh debug

@@ -41,13 +41,14 @@ TEST(RddpctlDecode, FullDevice) {
   EXPECT_EQ(
       d->settings,
       (Settings{.crc = true, .markers = false, .mpa_rev = 2, .tx_batch = true, .tx_zcopy = true}));
-  ASSERT_EQ(d->counters.size(), 21U);
+  ASSERT_EQ(d->counters.size(), 24U);
   EXPECT_EQ(d->counters.front(), (Counter{"tx_fpdus", 10}));
   EXPECT_EQ(d->counters[1], (Counter{"tx_bytes", 20}));
   EXPECT_EQ(d->counters[4], (Counter{"rx_crc_errors", 50}));
   EXPECT_EQ(d->counters[13], (Counter{"conn_attempts", 140}));
   EXPECT_EQ(d->counters[19], (Counter{"mpa_timeouts", 200}));
-  EXPECT_EQ(d->counters.back(), (Counter{"tx_zcopy_bytes", 210}));
+  EXPECT_EQ(d->counters[20], (Counter{"tx_zcopy_bytes", 210}));
+  EXPECT_EQ(d->counters.back(), (Counter{"mr_remote_invals", 240}));
 }
 
 TEST(RddpctlDecode, DeviceWithOnlyAName) {

@@ -11,6 +11,7 @@
 #   t_like NAME REGEX CMD...    ok if CMD exits 0 and its output matches REGEX (ERE)
 #   t_barrier NAME [SECONDS]    two-VM rendezvous through the shared results dir
 #   setup_dummy                 dummy0 up with 198.51.100.1/24 (one-VM tests)
+#   rddp_counter NAME, rddp_counter_above NAME MIN   rddp0's device counters
 #   perf_retry CMD...           CMD, again (3 runs at most) on perftest's handshake race
 #   t_listening BEFORE PID      wait for a new TCP listener (a server's rdma_cm listen)
 #   t_listeners_gone BEFORE     wait until only the listeners in BEFORE are left
@@ -112,6 +113,14 @@ perf_retry() { # CMD...
 		echo "# perftest handshake race (receive posted after the peer's Send), run $try"
 	done
 	return 1
+}
+
+# rddp_counter NAME: rddp0's device counter NAME (rddpctl stats, summed
+# over CPUs); rddp_counter_above NAME MIN: it exceeds MIN.
+rddp_counter() { /rddp/build/cmake/userspace/rddpctl/rddpctl -j stats rddp0 | jq -e ".[0].$1"; }
+rddp_counter_above() {
+	local v
+	v=$(rddp_counter "$1") && echo "$1 $v" && [ "$v" -gt "$2" ]
 }
 
 setup_dummy() {

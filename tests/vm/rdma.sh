@@ -7,12 +7,6 @@
 
 ip=198.51.100.1
 ctl=/rddp/build/cmake/userspace/rddpctl/rddpctl
-# The device counter NAME (rddpctl stats, summed over rddp0).
-counter() { $ctl -j stats rddp0 | jq -e ".[0].$1"; }
-counter_above() { # NAME MIN
-	local v
-	v=$(counter "$1") && echo "$1 $v" && [ "$v" -gt "$2" ]
-}
 t_run "modprobe rddp $*" modprobe rddp "$@"
 setup_dummy
 t_run "rdma link add rddp0" rdma link add rddp0 type rddp netdev dummy0
@@ -119,7 +113,7 @@ for tool in ib_write_lat ib_read_lat ib_send_lat; do
 	t_like "$tool 64 B" '^ *64 +[0-9]+' perf_pair $tool -s 64 -n 200
 done
 # With CRC on, payload is copied before its CRC is computed, never lent.
-t_like "CRC on: no zero-copy TX (tx_zcopy_bytes)" '^0$' counter tx_zcopy_bytes
+t_like "CRC on: no zero-copy TX (tx_zcopy_bytes)" '^0$' rddp_counter tx_zcopy_bytes
 
 # The MPA options: revision 1, markers required by one side, no CRC.
 t_run "rdma link delete" rdma link delete rddp0
@@ -136,7 +130,7 @@ for params in mpa_rev=1 mpa_markers=1 mpa_crc=0; do
 		t_like "ib_write_bw 64 KiB with $params" '65536 +[0-9]+' perf_pair ib_write_bw -s 65536 -n 200
 		t_like "data integrity on 16 QPs with $params (zero copy)" ' 0 bad' integrity 16
 		t_run "$params: TX lent pages to TCP (tx_zcopy_bytes > 1 MiB)" \
-			counter_above tx_zcopy_bytes 1048576
+			rddp_counter_above tx_zcopy_bytes 1048576
 	fi
 	t_run "rdma link delete ($params)" rdma link delete rddp0
 	t_run "rmmod rddp ($params)" rmmod rddp

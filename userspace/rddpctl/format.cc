@@ -46,6 +46,7 @@ std::string_view CounterGroup(std::string_view name) {
   if (name.starts_with("term_")) return "term";
   if (name.starts_with("conn_") || name.starts_with("mpa_")) return "conn";
   if (name.ends_with("_errors")) return "errors";
+  if (name.starts_with("mr_")) return "mr";
   return "traffic";
 }
 

@@ -91,6 +91,9 @@ enum rddp_stat_attr {
 	RDDP_A_STAT_CONN_FAILURES,	/* setup failed (refused, bad frame) */
 	RDDP_A_STAT_MPA_TIMEOUTS,	/* setup ran out of time */
 	RDDP_A_STAT_TX_ZCOPY_BYTES,	/* octets lent to TCP (zero copy) */
+	RDDP_A_STAT_MR_FAST_REGS,	/* IB_WR_REG_MR executed */
+	RDDP_A_STAT_MR_LOCAL_INVALS,	/* LOCAL_INV, Read with invalidate */
+	RDDP_A_STAT_MR_REMOTE_INVALS,	/* by a received Send with Invalidate */
 	__RDDP_A_STAT_MAX,
 };
 #define RDDP_A_STAT_MAX (__RDDP_A_STAT_MAX - 1)

@@ -46,14 +46,15 @@ endef
 kmod:
 	$(call kmod_build,$(KDIR),$(KMOD_OUT))
 
+# The test guests' builds also make the test module (kmod/test/).
 kmod-stock:
-	$(call kmod_build,/lib/modules/$(STOCK_KVER)/build,$(BUILD)/kmod-stock)
+	$(call kmod_build,/lib/modules/$(STOCK_KVER)/build,$(BUILD)/kmod-stock,RDDP_TESTS=1)
 
 debug-kernel:
 	@bash tools/kernel/build-debug-kernel.sh
 
 kmod-debug:
-	$(call kmod_build,$(shell bash tools/kernel/build-debug-kernel.sh),$(BUILD)/kmod-debug)
+	$(call kmod_build,$(shell bash tools/kernel/build-debug-kernel.sh),$(BUILD)/kmod-debug,RDDP_TESTS=1)
 
 userspace:
 	cmake -S $(TOP) -B $(CMAKE_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null

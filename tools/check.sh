@@ -94,7 +94,8 @@ vm() { # KERNEL TEST...
 		# rdma.sh needs ~7 min on the debug kernel under TCG.
 		suite "vm-$kernel-$(basename "$t" .sh)" bash tools/vm/run.sh --kernel "$kernel" \
 			--timeout 1200 --name "$kernel-$(basename "$t" .sh)" \
-			--ko "build/kmod-$kernel/rddp.ko" "$t"
+			--ko "build/kmod-$kernel/rddp.ko" \
+			--ko "build/kmod-$kernel/test/rddp_kverbs.ko" "$t"
 	done
 }
 vm stock tests/vm/link.sh tests/vm/verbs.sh tests/vm/rdma.sh tests/vm/cm.sh \

@@ -100,6 +100,12 @@ perf_once() { # TOOL ARGS...
 		wait "$spid"
 		src=$?
 		cat /tmp/perf-s.log
+		# perftest reports a failed rdma_disconnect() (librdmacm moves
+		# the QP to SQD, also after the peer's close) but exits 0.
+		if grep -q 'Failed to disconnect' /tmp/perf-s.log - <<<"$out"; then
+			echo "# perftest: rdma_disconnect() failed"
+			return 1
+		fi
 		[ "$rc" -eq 0 ] && [ "$src" -eq 0 ]
 		return
 	done

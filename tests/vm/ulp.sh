@@ -1,7 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# In-kernel ULPs over rddp in one guest (dummy0), rddp at both ends: an
-# NVMe-oF/RDMA target (nvmet-rdma) and host (nvme-rdma) through rddp's
+# In-kernel consumers over rddp in one guest (dummy0), rddp at both ends.
+# First the verb-level tests of kmod/test/rddp_kverbs.c (a kernel consumer
+# connected to itself: fast registration, invalidation, drain, refusals),
+# then the real ULPs: an NVMe-oF/RDMA target (nvmet-rdma) and host (nvme-rdma) through rddp's
 # loopback. Data written through the host must reach the target's backing
 # file and read back equal. This drives what the kernel ULPs need of an
 # RNIC: fast-register MRs (IB_WR_REG_MR), remote invalidation (the target
@@ -19,6 +21,37 @@ mib=32
 t_run "modprobe rddp" modprobe rddp
 setup_dummy
 t_run "rdma link add rddp0" rdma link add rddp0 type rddp netdev dummy0
+
+# The test module's TAP lines come through the kernel log; it loads only if
+# every test passed. Each refusal's Terminate is logged by the peer that
+# receives it (RFC 5040 §7 / RFC 5041 §7.2 codes: layer type code).
+kverbs_n=0
+kverbs() {
+	local before line
+	before=$(dmesg | wc -l)
+	modprobe rddp_kverbs addr=$ip
+	echo "modprobe: $?" >/tmp/kverbs.rc
+	dmesg | tail -n +$((before + 1)) | sed -n 's/.*rddp_kverbs: //p' >/tmp/kverbs.tap
+	while read -r line; do
+		case $line in
+		"ok "*) t_ok "kverbs: ${line#ok * - }" ;;
+		"not ok "*) t_fail "kverbs: ${line#not ok * - }" ;;
+		*) continue ;;
+		esac
+		kverbs_n=$((kverbs_n + 1))
+	done </tmp/kverbs.tap
+}
+kverbs_terms() { dmesg | grep -c "Terminate received: $1"; }
+kverbs
+t_like "rddp_kverbs: 18 tests ran and the module loaded" '^18 modprobe: 0$' \
+	echo "$kverbs_n $(cat /tmp/kverbs.rc)"
+t_like "Terminates for a Write to an invalidated STag (DDP, invalid STag)" '^[2-9]' \
+	kverbs_terms 'layer 1 type 1 code 0x00'
+t_like "Terminate for remote invalidation across PDs (STag not associated)" '^[1-9]' \
+	kverbs_terms 'layer 0 type 1 code 0x03'
+t_like "Terminate for remote invalidation of a DMA MR (cannot be invalidated)" '^[1-9]' \
+	kverbs_terms 'layer 0 type 1 code 0x09'
+t_run "rmmod rddp_kverbs" rmmod rddp_kverbs
 
 t_run "modprobe nvmet-rdma nvme-rdma" modprobe -a nvmet-rdma nvme-rdma
 mountpoint -q /sys/kernel/config || mount -t configfs none /sys/kernel/config

@@ -1,0 +1,693 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rddp_kverbs: verb-level tests with a kernel consumer, as the in-kernel
+ * ULPs (NVMe-oF, NFS/RDMA, iSER) use an RNIC. Loaded in a test guest with
+ * an rddp device whose netdev has the address @addr; connects pairs of RC
+ * QPs to itself through rdma_cm and checks fast registration, local and
+ * remote invalidation (RFC 5040 Send with Invalidate), Read with
+ * invalidate, ib_drain_qp and the refusals: a page list beyond the MR's,
+ * REG_MR of a valid MR, map_mr_sg under a valid registration, use of an
+ * invalidated STag and remote invalidation of an STag of another PD or of
+ * one that cannot be invalidated. The peer's Terminate for each refusal is
+ * in the kernel log (tests/vm/kverbs.sh checks its codes).
+ *
+ * Results are TAP lines in the kernel log ("rddp_kverbs: ok N - name");
+ * loading fails with -EIO if any test failed. Test module only: built for
+ * the test guests (make kmod-stock, kmod-debug), never installed.
+ */
+#include <linux/module.h>
+#include <linux/scatterlist.h>
+#include <linux/slab.h>
+#include <linux/inet.h>
+#include <rdma/ib_verbs.h>
+#include <rdma/rdma_cm.h>
+
+static char *addr = "198.51.100.1";
+module_param(addr, charp, 0444);
+MODULE_PARM_DESC(addr, "IPv4 address of the rddp device's netdev");
+static int port = 7174;
+module_param(port, int, 0444);
+MODULE_PARM_DESC(port, "TCP port the tests listen on");
+
+#define KV_TIMEOUT	(10 * HZ)
+#define KV_BUF		(4 * PAGE_SIZE)
+#define KV_OFF		200	/* MR buffers start inside their first page */
+#define KV_LEN		(3 * PAGE_SIZE)
+#define KV_WRS		32
+
+/* A work request's completion, written by the CQ's softirq poller. */
+struct kv_wr {
+	struct ib_cqe cqe;
+	struct completion done;
+	struct ib_wc wc;
+};
+
+/* One end of a connection: its cm_id, PD, CQ and the events seen. */
+struct kv_ep {
+	struct rdma_cm_id *id;
+	struct ib_pd *pd;
+	struct ib_cq *cq;
+	unsigned long seen;	/* BIT(enum rdma_cm_event_type) */
+	bool failed;		/* an error event */
+};
+
+/*
+ * A connected pair. Work request slots live here, not on a test's stack:
+ * a WR that a test stopped waiting for still completes (flushed) before
+ * the pair is torn down.
+ */
+struct kv_pair {
+	struct kv_ep cli, srv;
+	struct kv_wr wrs[KV_WRS];
+	int nr_wrs;
+};
+
+static struct kv_ep kv_listen;
+static struct kv_pair kv;
+static DECLARE_WAIT_QUEUE_HEAD(kv_wq);
+static u8 *kv_src, *kv_sbuf, *kv_cbuf;
+static int kv_n, kv_failed;
+
+static void kv_result(bool ok, const char *name)
+{
+	kv_n++;
+	if (!ok)
+		kv_failed++;
+	pr_info("rddp_kverbs: %sok %d - %s\n", ok ? "" : "not ", kv_n, name);
+}
+
+/* ---- rdma_cm ---- */
+
+static int kv_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
+{
+	struct kv_ep *ep = id->context;
+
+	if (ev->event == RDMA_CM_EVENT_CONNECT_REQUEST) {
+		/* The new cm_id is the server end of the pair. */
+		ep = &kv.srv;
+		ep->id = id;
+		id->context = ep;
+	}
+	switch (ev->event) {
+	case RDMA_CM_EVENT_ADDR_ERROR:
+	case RDMA_CM_EVENT_ROUTE_ERROR:
+	case RDMA_CM_EVENT_CONNECT_ERROR:
+	case RDMA_CM_EVENT_UNREACHABLE:
+	case RDMA_CM_EVENT_REJECTED:
+		pr_info("rddp_kverbs: cm event %s (%d)\n",
+			rdma_event_msg(ev->event), ev->status);
+		WRITE_ONCE(ep->failed, true);
+		break;
+	default:
+		break;
+	}
+	if (ev->event < BITS_PER_LONG)
+		set_bit(ev->event, &ep->seen);
+	wake_up_all(&kv_wq);
+	return 0;
+}
+
+static int kv_wait_event(struct kv_ep *ep, enum rdma_cm_event_type t)
+{
+	if (!wait_event_timeout(kv_wq, test_bit(t, &ep->seen) ||
+				READ_ONCE(ep->failed), KV_TIMEOUT))
+		return -ETIMEDOUT;
+	return test_bit(t, &ep->seen) ? 0 : -ECONNREFUSED;
+}
+
+static int kv_ep_qp(struct kv_ep *ep)
+{
+	struct ib_qp_init_attr a = {
+		.qp_type = IB_QPT_RC,
+		.sq_sig_type = IB_SIGNAL_REQ_WR,
+		.cap = {
+			.max_send_wr = KV_WRS,
+			.max_recv_wr = KV_WRS,
+			.max_send_sge = 2,
+			.max_recv_sge = 2,
+		},
+	};
+
+	ep->pd = ib_alloc_pd(ep->id->device, 0);
+	if (IS_ERR(ep->pd)) {
+		int ret = PTR_ERR(ep->pd);
+
+		ep->pd = NULL;
+		return ret;
+	}
+	ep->cq = ib_alloc_cq(ep->id->device, ep, 2 * KV_WRS, 0,
+			     IB_POLL_SOFTIRQ);
+	if (IS_ERR(ep->cq)) {
+		int ret = PTR_ERR(ep->cq);
+
+		ep->cq = NULL;
+		return ret;
+	}
+	a.send_cq = ep->cq;
+	a.recv_cq = ep->cq;
+	return rdma_create_qp(ep->id, ep->pd, &a);
+}
+
+static void kv_ep_down(struct kv_ep *ep)
+{
+	if (ep->id && ep->id->qp) {
+		ib_drain_qp(ep->id->qp);
+		rdma_destroy_qp(ep->id);
+	}
+	if (ep->cq)
+		ib_free_cq(ep->cq);
+	if (ep->pd)
+		ib_dealloc_pd(ep->pd);
+	if (ep->id)
+		rdma_destroy_id(ep->id);
+	memset(ep, 0, sizeof(*ep));
+}
+
+static void kv_pair_down(struct kv_pair *p)
+{
+	if (p->cli.id)
+		rdma_disconnect(p->cli.id);
+	if (p->srv.id)
+		rdma_disconnect(p->srv.id);
+	kv_ep_down(&p->cli);
+	kv_ep_down(&p->srv);
+	p->nr_wrs = 0;
+}
+
+static int kv_resolve(struct kv_ep *cli, struct sockaddr_in *sin)
+{
+	int ret;
+
+	ret = rdma_resolve_addr(cli->id, NULL, (struct sockaddr *)sin, 2000);
+	if (!ret)
+		ret = kv_wait_event(cli, RDMA_CM_EVENT_ADDR_RESOLVED);
+	if (!ret)
+		ret = rdma_resolve_route(cli->id, 2000);
+	if (!ret)
+		ret = kv_wait_event(cli, RDMA_CM_EVENT_ROUTE_RESOLVED);
+	return ret;
+}
+
+/* A new connected pair in @p (the listener runs for the whole module). */
+static int kv_pair_up(struct kv_pair *p)
+{
+	struct rdma_conn_param cp = {
+		.responder_resources = 4,
+		.initiator_depth = 4,
+	};
+	struct sockaddr_in sin = {
+		.sin_family = AF_INET,
+		.sin_port = htons(port),
+		.sin_addr.s_addr = in_aton(addr),
+	};
+	int ret;
+
+	memset(p, 0, sizeof(*p));
+	clear_bit(RDMA_CM_EVENT_CONNECT_REQUEST, &kv_listen.seen);
+	p->cli.id = rdma_create_id(&init_net, kv_cm_handler, &p->cli,
+				   RDMA_PS_TCP, IB_QPT_RC);
+	if (IS_ERR(p->cli.id)) {
+		ret = PTR_ERR(p->cli.id);
+		p->cli.id = NULL;
+		return ret;
+	}
+	ret = kv_resolve(&p->cli, &sin);
+	if (!ret)
+		ret = kv_ep_qp(&p->cli);
+	if (!ret)
+		ret = rdma_connect(p->cli.id, &cp);
+	if (!ret)
+		ret = kv_wait_event(&p->srv, RDMA_CM_EVENT_CONNECT_REQUEST);
+	if (!ret)
+		ret = kv_ep_qp(&p->srv);
+	if (!ret)
+		ret = rdma_accept(p->srv.id, &cp);
+	if (!ret)
+		ret = kv_wait_event(&p->cli, RDMA_CM_EVENT_ESTABLISHED);
+	if (!ret)
+		ret = kv_wait_event(&p->srv, RDMA_CM_EVENT_ESTABLISHED);
+	if (ret) {
+		pr_info("rddp_kverbs: connection setup failed: %d\n", ret);
+		kv_pair_down(p);
+	}
+	return ret;
+}
+
+/* ---- work requests ---- */
+
+static void kv_wr_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct kv_wr *w = container_of(wc->wr_cqe, struct kv_wr, cqe);
+
+	w->wc = *wc;
+	complete(&w->done);
+}
+
+static struct kv_wr *kv_wr_new(struct kv_pair *p)
+{
+	struct kv_wr *w;
+
+	if (WARN_ON(p->nr_wrs == KV_WRS))
+		return NULL;
+	w = &p->wrs[p->nr_wrs++];
+	w->cqe.done = kv_wr_done;
+	init_completion(&w->done);
+	return w;
+}
+
+/* The WR's completion status, or -ETIMEDOUT. */
+static int kv_wr_wait(struct kv_wr *w, enum ib_wc_opcode opcode)
+{
+	if (!wait_for_completion_timeout(&w->done, KV_TIMEOUT))
+		return -ETIMEDOUT;
+	if (w->wc.status != IB_WC_SUCCESS)
+		pr_info("rddp_kverbs: completion status %s\n",
+			ib_wc_status_msg(w->wc.status));
+	else if (w->wc.opcode != opcode)
+		return -EPROTO;
+	return w->wc.status;
+}
+
+static int kv_post(struct kv_ep *ep, struct ib_send_wr *wr)
+{
+	return ib_post_send(ep->id->qp, wr, NULL);
+}
+
+/* A signalled REG_MR of @mr (mapped) under its next key. */
+static struct kv_wr *kv_reg(struct kv_pair *p, struct kv_ep *ep,
+			    struct ib_mr *mr, int access)
+{
+	struct kv_wr *w = kv_wr_new(p);
+	struct ib_reg_wr wr = {
+		.wr = {
+			.opcode = IB_WR_REG_MR,
+			.send_flags = IB_SEND_SIGNALED,
+			.wr_cqe = &w->cqe,
+		},
+		.mr = mr,
+		.access = access,
+	};
+
+	ib_update_fast_reg_key(mr, ib_inc_rkey(mr->rkey));
+	wr.key = mr->rkey;
+	return kv_post(ep, &wr.wr) ? NULL : w;
+}
+
+static int kv_reg_wait(struct kv_pair *p, struct kv_ep *ep, struct ib_mr *mr,
+		       int access)
+{
+	struct kv_wr *w = kv_reg(p, ep, mr, access);
+
+	return w ? kv_wr_wait(w, IB_WC_REG_MR) : -EINVAL;
+}
+
+/* Map @len bytes at @buf into @mr's page list. */
+static int kv_map(struct ib_mr *mr, void *buf, u32 len)
+{
+	struct scatterlist sg;
+	int n;
+
+	sg_init_one(&sg, buf, len);
+	if (!ib_dma_map_sg(mr->device, &sg, 1, DMA_BIDIRECTIONAL))
+		return -ENOMEM;
+	n = ib_map_mr_sg(mr, &sg, 1, NULL, PAGE_SIZE);
+	return n == 1 ? 0 : n < 0 ? n : -ERANGE;
+}
+
+static struct ib_mr *kv_fr_mr(struct kv_ep *ep, void *buf, u32 len)
+{
+	struct ib_mr *mr = ib_alloc_mr(ep->pd, IB_MR_TYPE_MEM_REG, 8);
+
+	if (IS_ERR(mr))
+		return mr;
+	if (kv_map(mr, buf, len)) {
+		ib_dereg_mr(mr);
+		return ERR_PTR(-EINVAL);
+	}
+	return mr;
+}
+
+static void kv_sge(struct kv_ep *ep, struct ib_sge *sge, void *buf, u32 len)
+{
+	sge->addr = ib_dma_map_single(ep->id->device, buf, len,
+				      DMA_BIDIRECTIONAL);
+	sge->length = len;
+	sge->lkey = ep->pd->local_dma_lkey;
+}
+
+static struct kv_wr *kv_recv(struct kv_pair *p, struct kv_ep *ep, void *buf,
+			     u32 len)
+{
+	struct kv_wr *w = kv_wr_new(p);
+	struct ib_sge sge;
+	struct ib_recv_wr wr = { .wr_cqe = &w->cqe, .sg_list = &sge,
+				 .num_sge = 1 };
+
+	kv_sge(ep, &sge, buf, len);
+	return ib_post_recv(ep->id->qp, &wr, NULL) ? NULL : w;
+}
+
+/* A signalled Send (with Invalidate of @inv unless 0) of @len bytes. */
+static struct kv_wr *kv_send(struct kv_pair *p, struct kv_ep *ep, u32 len,
+			     u32 inv)
+{
+	struct kv_wr *w = kv_wr_new(p);
+	struct ib_sge sge;
+	struct ib_send_wr wr = {
+		.opcode = inv ? IB_WR_SEND_WITH_INV : IB_WR_SEND,
+		.send_flags = IB_SEND_SIGNALED,
+		.wr_cqe = &w->cqe,
+		.sg_list = &sge,
+		.num_sge = 1,
+		.ex.invalidate_rkey = inv,
+	};
+
+	kv_sge(ep, &sge, kv_src, len);
+	return kv_post(ep, &wr) ? NULL : w;
+}
+
+static struct kv_wr *kv_write(struct kv_pair *p, struct kv_ep *ep, u64 raddr,
+			      u32 rkey, u32 len)
+{
+	struct kv_wr *w = kv_wr_new(p);
+	struct ib_sge sge;
+	struct ib_rdma_wr wr = {
+		.wr = {
+			.opcode = IB_WR_RDMA_WRITE,
+			.send_flags = IB_SEND_SIGNALED,
+			.wr_cqe = &w->cqe,
+			.sg_list = &sge,
+			.num_sge = 1,
+		},
+		.remote_addr = raddr,
+		.rkey = rkey,
+	};
+
+	kv_sge(ep, &sge, kv_src, len);
+	return kv_post(ep, &wr.wr) ? NULL : w;
+}
+
+/* The server's QP ended: a Terminate and the close reached its CM. */
+static bool kv_srv_closed(struct kv_pair *p)
+{
+	return !kv_wait_event(&p->srv, RDMA_CM_EVENT_DISCONNECTED);
+}
+
+static void kv_fill(u8 seed)
+{
+	int i;
+
+	for (i = 0; i < KV_BUF; i++)
+		kv_src[i] = (u8)(i * 7 + seed);
+}
+
+/* ---- tests ---- */
+
+static void kv_test_caps(struct kv_pair *p)
+{
+	const struct ib_device_attr *a = &p->cli.id->device->attrs;
+	struct ib_mr *mr;
+
+	kv_result((a->device_cap_flags & IB_DEVICE_MEM_MGT_EXTENSIONS) &&
+		  a->max_fast_reg_page_list_len >= 256,
+		  "query_device: memory management extensions with a page list of >= 256");
+	mr = ib_alloc_mr(p->cli.pd, IB_MR_TYPE_MEM_REG,
+			 a->max_fast_reg_page_list_len + 1);
+	kv_result(IS_ERR(mr), "alloc_mr beyond max_fast_reg_page_list_len is refused");
+	if (!IS_ERR(mr))
+		ib_dereg_mr(mr);
+	mr = ib_alloc_mr(p->cli.pd, IB_MR_TYPE_SG_GAPS, 8);
+	kv_result(IS_ERR(mr), "alloc_mr IB_MR_TYPE_SG_GAPS is refused (not advertised)");
+	if (!IS_ERR(mr))
+		ib_dereg_mr(mr);
+
+	mr = ib_alloc_mr(p->cli.pd, IB_MR_TYPE_MEM_REG, 2);
+	if (IS_ERR(mr)) {
+		kv_result(false, "alloc_mr of 2 pages");
+		return;
+	}
+	kv_result(kv_map(mr, kv_cbuf, KV_LEN) != 0,
+		  "map_mr_sg beyond the MR's page list maps less than asked");
+	ib_dereg_mr(mr);
+}
+
+/* REG_MR, Write into it, Read with invalidate, Send with Invalidate. */
+static void kv_test_fast_reg(struct kv_pair *p)
+{
+	int acc = IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE |
+		  IB_ACCESS_REMOTE_READ;
+	struct ib_mr *smr, *cmr;
+	struct kv_wr *r, *s;
+	bool ok;
+
+	smr = kv_fr_mr(&p->srv, kv_sbuf + KV_OFF, KV_LEN);
+	cmr = kv_fr_mr(&p->cli, kv_cbuf + KV_OFF, KV_LEN);
+	if (IS_ERR(smr) || IS_ERR(cmr)) {
+		kv_result(false, "alloc_mr and map_mr_sg");
+		goto out;
+	}
+	kv_result(!kv_reg_wait(p, &p->srv, smr, acc),
+		  "REG_MR of 3 pages at an offset completes (IB_WC_REG_MR)");
+
+	/* A Send after a Write is placed after it (RFC 5040 ordering). */
+	kv_fill(1);
+	r = kv_recv(p, &p->srv, kv_sbuf, 64);
+	kv_write(p, &p->cli, smr->iova, smr->rkey, KV_LEN);
+	s = kv_send(p, &p->cli, 16, 0);
+	ok = r && s && !kv_wr_wait(r, IB_WC_RECV) &&
+	     !memcmp(kv_sbuf + KV_OFF, kv_src, KV_LEN);
+	kv_result(ok, "RDMA Write into the fast-registered MR lands in its pages");
+
+	kv_fill(2);
+	memcpy(kv_sbuf + KV_OFF, kv_src, KV_LEN);
+	ok = !kv_reg_wait(p, &p->cli, cmr, IB_ACCESS_LOCAL_WRITE |
+			  IB_ACCESS_REMOTE_WRITE);
+	if (ok) {
+		struct kv_wr *w = kv_wr_new(p);
+		struct ib_sge sge = { .addr = cmr->iova, .length = KV_LEN,
+				      .lkey = cmr->lkey };
+		struct ib_rdma_wr wr = {
+			.wr = {
+				.opcode = IB_WR_RDMA_READ_WITH_INV,
+				.send_flags = IB_SEND_SIGNALED,
+				.wr_cqe = &w->cqe,
+				.sg_list = &sge,
+				.num_sge = 1,
+				.ex.invalidate_rkey = cmr->lkey,
+			},
+			.remote_addr = smr->iova,
+			.rkey = smr->rkey,
+		};
+
+		memset(kv_cbuf, 0, KV_BUF);
+		ok = !kv_post(&p->cli, &wr.wr) &&
+		     !kv_wr_wait(w, IB_WC_RDMA_READ) &&
+		     !memcmp(kv_cbuf + KV_OFF, kv_src, KV_LEN);
+	}
+	kv_result(ok, "RDMA Read with invalidate into a fast-registered sink");
+	/* Only an invalid STag can be fast-registered again. */
+	kv_result(!kv_reg_wait(p, &p->cli, cmr, IB_ACCESS_LOCAL_WRITE),
+		  "the Read's sink STag was invalidated (REG_MR again succeeds)");
+
+	r = kv_recv(p, &p->srv, kv_sbuf, 64);
+	s = kv_send(p, &p->cli, 16, smr->rkey);
+	ok = r && s && !kv_wr_wait(r, IB_WC_RECV) &&
+	     (r->wc.wc_flags & IB_WC_WITH_INVALIDATE) &&
+	     r->wc.ex.invalidate_rkey == smr->rkey && r->wc.byte_len == 16;
+	kv_result(ok, "Send with Invalidate: receive reports IB_WC_WITH_INVALIDATE and the STag");
+
+	kv_write(p, &p->cli, smr->iova, smr->rkey, 64);
+	kv_result(kv_srv_closed(p),
+		  "a Write to the remotely invalidated STag draws a Terminate (invalid STag)");
+out:
+	kv_pair_down(p);
+	if (!IS_ERR_OR_NULL(smr))
+		ib_dereg_mr(smr);
+	if (!IS_ERR_OR_NULL(cmr))
+		ib_dereg_mr(cmr);
+}
+
+/* LOCAL_INV, then the peer's Write is refused. */
+static void kv_test_local_inv(struct kv_pair *p)
+{
+	int acc = IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE;
+	struct ib_mr *smr = kv_fr_mr(&p->srv, kv_sbuf, KV_LEN);
+	struct kv_wr *w;
+	bool ok = false;
+
+	if (IS_ERR(smr)) {
+		kv_result(false, "alloc_mr and map_mr_sg");
+		goto out;
+	}
+	if (!kv_reg_wait(p, &p->srv, smr, acc)) {
+		struct ib_send_wr wr = {
+			.opcode = IB_WR_LOCAL_INV,
+			.send_flags = IB_SEND_SIGNALED,
+			.ex.invalidate_rkey = smr->rkey,
+		};
+
+		w = kv_wr_new(p);
+		wr.wr_cqe = &w->cqe;
+		ok = !kv_post(&p->srv, &wr) && !kv_wr_wait(w, IB_WC_LOCAL_INV);
+	}
+	kv_result(ok, "LOCAL_INV of a fast-registered STag completes (IB_WC_LOCAL_INV)");
+	kv_write(p, &p->cli, smr->iova, smr->rkey, 64);
+	kv_result(kv_srv_closed(p),
+		  "a Write to the locally invalidated STag draws a Terminate");
+out:
+	kv_pair_down(p);
+	if (!IS_ERR(smr))
+		ib_dereg_mr(smr);
+}
+
+/* Remote invalidation the server must refuse: @which 0 another PD's, 1 a DMA MR. */
+static void kv_test_bad_inval(struct kv_pair *p, int which)
+{
+	struct ib_mr *cmr = NULL;
+	struct kv_wr *r;
+	u32 stag;
+	bool ok;
+
+	if (which == 0) {
+		cmr = kv_fr_mr(&p->cli, kv_cbuf, KV_LEN);
+		if (IS_ERR(cmr) || kv_reg_wait(p, &p->cli, cmr,
+					       IB_ACCESS_LOCAL_WRITE)) {
+			kv_result(false, "REG_MR on the client");
+			goto out;
+		}
+		stag = cmr->rkey;	/* valid, but of the client's PD */
+	} else {
+		stag = p->srv.pd->local_dma_lkey;	/* a DMA MR */
+	}
+	r = kv_recv(p, &p->srv, kv_sbuf, 64);
+	kv_send(p, &p->cli, 16, stag);
+	ok = kv_srv_closed(p) && r &&
+	     kv_wr_wait(r, IB_WC_RECV) == IB_WC_WR_FLUSH_ERR;
+	kv_result(ok, which == 0 ?
+		  "Send with Invalidate of another PD's STag: Terminate, receive flushed" :
+		  "Send with Invalidate of a non-fast-register STag: Terminate, receive flushed");
+out:
+	kv_pair_down(p);
+	if (!IS_ERR_OR_NULL(cmr))
+		ib_dereg_mr(cmr);
+}
+
+/* REG_MR and map_mr_sg while the MR is valid. */
+static void kv_test_busy(struct kv_pair *p)
+{
+	int acc = IB_ACCESS_LOCAL_WRITE;
+	struct ib_mr *mr = kv_fr_mr(&p->srv, kv_sbuf, KV_LEN);
+	struct kv_wr *w;
+	bool ok;
+
+	if (IS_ERR(mr) || kv_reg_wait(p, &p->srv, mr, acc)) {
+		kv_result(false, "REG_MR");
+		goto out;
+	}
+	kv_result(kv_map(mr, kv_sbuf, PAGE_SIZE) == -EBUSY,
+		  "map_mr_sg of a valid MR is refused (-EBUSY)");
+	w = kv_reg(p, &p->srv, mr, acc);
+	ok = w && kv_wr_wait(w, IB_WC_REG_MR) == IB_WC_LOC_QP_OP_ERR &&
+	     kv_srv_closed(p);
+	kv_result(ok, "REG_MR of a valid MR completes with a local QP operation error");
+out:
+	kv_pair_down(p);
+	if (!IS_ERR(mr))
+		ib_dereg_mr(mr);
+}
+
+/* A Send posted with interrupts off; ib_drain_qp flushes what is left. */
+static void kv_test_drain(struct kv_pair *p)
+{
+	struct kv_wr *r[4], *s;
+	unsigned long fl;
+	bool ok;
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(r); i++)
+		r[i] = kv_recv(p, &p->srv, kv_sbuf + i * 64, 64);
+	local_irq_save(fl);	/* as a ULP posting from its completion handler */
+	s = kv_send(p, &p->cli, 16, 0);
+	local_irq_restore(fl);
+	ok = s && r[0] && !kv_wr_wait(s, IB_WC_SEND) &&
+	     !kv_wr_wait(r[0], IB_WC_RECV);
+	kv_result(ok, "ib_post_send with interrupts disabled");
+
+	ib_drain_qp(p->srv.id->qp);
+	for (i = 1, ok = true; i < ARRAY_SIZE(r); i++)
+		ok = ok && r[i] && completion_done(&r[i]->done) &&
+		     r[i]->wc.status == IB_WC_WR_FLUSH_ERR;
+	kv_result(ok, "ib_drain_qp returns with the posted receives flushed");
+	kv_pair_down(p);
+}
+
+static int __init kv_init(void)
+{
+	struct sockaddr_in sin = {
+		.sin_family = AF_INET,
+		.sin_port = htons(port),
+		.sin_addr.s_addr = in_aton(addr),
+	};
+	void (*tests[])(struct kv_pair *p) = {
+		kv_test_fast_reg, kv_test_local_inv, kv_test_busy,
+		kv_test_drain,
+	};
+	int ret, i;
+
+	kv_src = kzalloc(KV_BUF, GFP_KERNEL);
+	kv_sbuf = kzalloc(KV_BUF, GFP_KERNEL);
+	kv_cbuf = kzalloc(KV_BUF, GFP_KERNEL);
+	ret = -ENOMEM;
+	if (!kv_src || !kv_sbuf || !kv_cbuf)
+		goto out_free;
+
+	kv_listen.id = rdma_create_id(&init_net, kv_cm_handler, &kv_listen,
+				      RDMA_PS_TCP, IB_QPT_RC);
+	if (IS_ERR(kv_listen.id)) {
+		ret = PTR_ERR(kv_listen.id);
+		goto out_free;
+	}
+	ret = rdma_bind_addr(kv_listen.id, (struct sockaddr *)&sin);
+	if (!ret)
+		ret = rdma_listen(kv_listen.id, 4);
+	if (ret)
+		goto out_listen;
+
+	if (kv_pair_up(&kv)) {
+		kv_result(false, "connection through rdma_cm");
+	} else {
+		kv_test_caps(&kv);
+		kv_pair_down(&kv);
+	}
+	for (i = 0; i < ARRAY_SIZE(tests); i++) {
+		if (kv_pair_up(&kv))
+			kv_result(false, "connection through rdma_cm");
+		else
+			tests[i](&kv);
+	}
+	for (i = 0; i < 2; i++) {
+		if (kv_pair_up(&kv))
+			kv_result(false, "connection through rdma_cm");
+		else
+			kv_test_bad_inval(&kv, i);
+	}
+	pr_info("rddp_kverbs: %d passed, %d failed\n", kv_n - kv_failed,
+		kv_failed);
+	ret = kv_failed ? -EIO : 0;
+out_listen:
+	rdma_destroy_id(kv_listen.id);
+out_free:
+	kfree(kv_src);
+	kfree(kv_sbuf);
+	kfree(kv_cbuf);
+	return ret;
+}
+
+static void __exit kv_exit(void)
+{
+}
+
+module_init(kv_init);
+module_exit(kv_exit);
+MODULE_DESCRIPTION("rddp verb-level tests with a kernel consumer");
+MODULE_LICENSE("GPL");

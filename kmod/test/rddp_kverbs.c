@@ -49,6 +49,8 @@ struct kv_ep {
 	struct ib_cq *cq;
 	unsigned long seen;	/* BIT(enum rdma_cm_event_type) */
 	bool failed;		/* an error event */
+	struct ib_mr *mrs[2];	/* deregistered with the QP, before the PD */
+	int nr_mrs;
 };
 
 /*
@@ -78,15 +80,27 @@ static void kv_result(bool ok, const char *name)
 
 /* ---- rdma_cm ---- */
 
+static struct rdma_conn_param kv_conn_param = {
+	.responder_resources = 4,
+	.initiator_depth = 4,
+};
+
+static int kv_ep_qp(struct kv_ep *ep);
+
 static int kv_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 {
 	struct kv_ep *ep = id->context;
 
 	if (ev->event == RDMA_CM_EVENT_CONNECT_REQUEST) {
-		/* The new cm_id is the server end of the pair. */
+		/*
+		 * The new cm_id is the server end of the pair; rdma_accept()
+		 * belongs in this handler (the core holds its mutex here).
+		 */
 		ep = &kv.srv;
 		ep->id = id;
 		id->context = ep;
+		if (kv_ep_qp(ep) || rdma_accept(id, &kv_conn_param))
+			WRITE_ONCE(ep->failed, true);
 	}
 	switch (ev->event) {
 	case RDMA_CM_EVENT_ADDR_ERROR:
@@ -154,6 +168,8 @@ static void kv_ep_down(struct kv_ep *ep)
 		ib_drain_qp(ep->id->qp);
 		rdma_destroy_qp(ep->id);
 	}
+	while (ep->nr_mrs)
+		ib_dereg_mr(ep->mrs[--ep->nr_mrs]);
 	if (ep->cq)
 		ib_free_cq(ep->cq);
 	if (ep->pd)
@@ -191,10 +207,6 @@ static int kv_resolve(struct kv_ep *cli, struct sockaddr_in *sin)
 /* A new connected pair in @p (the listener runs for the whole module). */
 static int kv_pair_up(struct kv_pair *p)
 {
-	struct rdma_conn_param cp = {
-		.responder_resources = 4,
-		.initiator_depth = 4,
-	};
 	struct sockaddr_in sin = {
 		.sin_family = AF_INET,
 		.sin_port = htons(port),
@@ -215,13 +227,9 @@ static int kv_pair_up(struct kv_pair *p)
 	if (!ret)
 		ret = kv_ep_qp(&p->cli);
 	if (!ret)
-		ret = rdma_connect(p->cli.id, &cp);
+		ret = rdma_connect(p->cli.id, &kv_conn_param);
 	if (!ret)
 		ret = kv_wait_event(&p->srv, RDMA_CM_EVENT_CONNECT_REQUEST);
-	if (!ret)
-		ret = kv_ep_qp(&p->srv);
-	if (!ret)
-		ret = rdma_accept(p->srv.id, &cp);
 	if (!ret)
 		ret = kv_wait_event(&p->cli, RDMA_CM_EVENT_ESTABLISHED);
 	if (!ret)
@@ -314,17 +322,18 @@ static int kv_map(struct ib_mr *mr, void *buf, u32 len)
 	return n == 1 ? 0 : n < 0 ? n : -ERANGE;
 }
 
+/* A fast-register MR of @ep mapping @buf, deregistered by kv_ep_down(). */
 static struct ib_mr *kv_fr_mr(struct kv_ep *ep, void *buf, u32 len)
 {
-	struct ib_mr *mr = ib_alloc_mr(ep->pd, IB_MR_TYPE_MEM_REG, 8);
+	struct ib_mr *mr;
 
+	if (WARN_ON(ep->nr_mrs == ARRAY_SIZE(ep->mrs)))
+		return ERR_PTR(-ENOSPC);
+	mr = ib_alloc_mr(ep->pd, IB_MR_TYPE_MEM_REG, 8);
 	if (IS_ERR(mr))
 		return mr;
-	if (kv_map(mr, buf, len)) {
-		ib_dereg_mr(mr);
-		return ERR_PTR(-EINVAL);
-	}
-	return mr;
+	ep->mrs[ep->nr_mrs++] = mr;
+	return kv_map(mr, buf, len) ? ERR_PTR(-EINVAL) : mr;
 }
 
 static void kv_sge(struct kv_ep *ep, struct ib_sge *sge, void *buf, u32 len)
@@ -501,10 +510,6 @@ static void kv_test_fast_reg(struct kv_pair *p)
 		  "a Write to the remotely invalidated STag draws a Terminate (invalid STag)");
 out:
 	kv_pair_down(p);
-	if (!IS_ERR_OR_NULL(smr))
-		ib_dereg_mr(smr);
-	if (!IS_ERR_OR_NULL(cmr))
-		ib_dereg_mr(cmr);
 }
 
 /* LOCAL_INV, then the peer's Write is refused. */
@@ -536,8 +541,6 @@ static void kv_test_local_inv(struct kv_pair *p)
 		  "a Write to the locally invalidated STag draws a Terminate");
 out:
 	kv_pair_down(p);
-	if (!IS_ERR(smr))
-		ib_dereg_mr(smr);
 }
 
 /* Remote invalidation the server must refuse: @which 0 another PD's, 1 a DMA MR. */
@@ -568,8 +571,6 @@ static void kv_test_bad_inval(struct kv_pair *p, int which)
 		  "Send with Invalidate of a non-fast-register STag: Terminate, receive flushed");
 out:
 	kv_pair_down(p);
-	if (!IS_ERR_OR_NULL(cmr))
-		ib_dereg_mr(cmr);
 }
 
 /* REG_MR and map_mr_sg while the MR is valid. */
@@ -592,8 +593,6 @@ static void kv_test_busy(struct kv_pair *p)
 	kv_result(ok, "REG_MR of a valid MR completes with a local QP operation error");
 out:
 	kv_pair_down(p);
-	if (!IS_ERR(mr))
-		ib_dereg_mr(mr);
 }
 
 /* A Send posted with interrupts off; ib_drain_qp flushes what is left. */

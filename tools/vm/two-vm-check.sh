@@ -8,7 +8,11 @@
 #            kernel with tools/vm/build-siw.sh's siw.ko, guest a the kernel
 #            asked for;
 #   markers  rddp in both guests, markers required by guest a
-#            (tests/vm/markers.sh).
+#            (tests/vm/markers.sh);
+#   ulp-siw  NVMe-oF/RDMA: rddp's host in guest a, the nvmet-rdma target on
+#            upstream siw in guest b (Debian's kernel, as interop);
+#   ulp-rddp the same with the target on rddp, guest b on guest a's kernel
+#            (tests/vm/ulp-two.sh).
 # tshark decodes MPA/DDP/RDMAP (rpcordma disabled: its heuristic misreads
 # perftest payloads): no malformed frames, no "Bad CRC32", and what each run
 # must show on the wire. Last line: `vm-two: N passed, N failed, N skipped`.
@@ -153,6 +157,11 @@ check "$([ "$good" -gt 0 ] && [ "$bad" -eq 0 ] && echo 1)" \
 c=$(ts \
 	-Y 'iwarp_mpa.ulpdulength == 14 && iwarp_rdma.opcode == 0' 2>/dev/null | wc -l)
 check "$([ "$c" -gt 0 ] && echo 1)" "markers: connections start with a zero-length Write RTR ($c)"
+# In-kernel ULPs across the link (no pcap checks: the runs are about data).
+run_two ulp-siw tests/vm/ulp-two.sh --timeout 900 --kernel-b stock --ko-a "$rddp" \
+	--ko-b "$siw_ko" siw
+run_two ulp-rddp tests/vm/ulp-two.sh --timeout 900 --ko "$rddp" rddp
+rm -f build/vm-results/two-"$kernel"-ulp-*.pcap
 rm -f build/vm-results/two-"$kernel"-*.pcap.txt
 
 echo "vm-two: $pass passed, $fail failed, 0 skipped"

@@ -1,0 +1,101 @@
+# shellcheck shell=bash
+# SPDX-License-Identifier: GPL-2.0
+# NVMe-oF/RDMA helpers for the ULP tests, sourced after lib.sh: a target
+# (nvmet-rdma, configfs) with one namespace on a file, and a host connected
+# as `nvme connect -t rdma` does it, through /dev/nvme-fabrics.
+#
+#   nvmet_up IP          subsystem $nvme_nqn on rdma IP:4420, $nvme_mib*2 MiB file
+#   nvmet_down           the target torn down, its file removed
+#   nvmet_file_sha [MIB] sha256 of the file's first MIB (default $nvme_mib) MiB
+#   nvme_connect IP      host connects; prints "connected: nvmeXn1 (rdma)"
+#   nvme_ctrl            the host controller's sysfs directory (empty if none)
+#   nvme_roundtrip BS [MIB]   MIB (default $nvme_mib) MiB of random data written
+#                        and read back O_DIRECT in BS-byte I/Os from the
+#                        start; prints the data's sha256, fails unless equal
+
+nvme_nqn=nqn.2026-11.org.rddp:ulp-test
+nvme_mib=32
+_nvme_cfg=/sys/kernel/config/nvmet
+_nvme_img=/tmp/nvme-ns.img
+
+nvme_modules() {
+	modprobe -a nvmet-rdma nvme-rdma || return 1
+	mountpoint -q /sys/kernel/config || mount -t configfs none /sys/kernel/config
+}
+
+# One namespace on a file (tmpfs has no O_DIRECT: buffered I/O).
+nvmet_up() { # IP
+	local s=$_nvme_cfg/subsystems/$nvme_nqn p=$_nvme_cfg/ports/1
+	truncate -s $((2 * nvme_mib))M $_nvme_img &&
+		mkdir "$s" &&
+		echo 1 >"$s/attr_allow_any_host" &&
+		mkdir "$s/namespaces/1" &&
+		echo -n $_nvme_img >"$s/namespaces/1/device_path" &&
+		echo 1 >"$s/namespaces/1/buffered_io" &&
+		echo 1 >"$s/namespaces/1/enable" &&
+		mkdir "$p" &&
+		echo rdma >"$p/addr_trtype" &&
+		echo ipv4 >"$p/addr_adrfam" &&
+		echo "$1" >"$p/addr_traddr" &&
+		echo 4420 >"$p/addr_trsvcid" &&
+		ln -s "$s" "$p/subsystems/$nvme_nqn"
+}
+
+nvmet_down() {
+	local s=$_nvme_cfg/subsystems/$nvme_nqn
+	rm -f "$_nvme_cfg/ports/1/subsystems/$nvme_nqn"
+	rmdir $_nvme_cfg/ports/1 &&
+		echo 0 >"$s/namespaces/1/enable" &&
+		rmdir "$s/namespaces/1" &&
+		rmdir "$s" &&
+		rm -f $_nvme_img
+}
+
+nvmet_file_sha() { # [MIB]: of the file's first MIB (default $nvme_mib) MiB
+	head -c $((${1:-$nvme_mib} * 1024 * 1024)) $_nvme_img | sha256sum | cut -c1-64
+}
+
+nvme_ctrl() {
+	local f
+	f=$(grep -l "^$nvme_nqn\$" /sys/class/nvme/nvme*/subsysnqn 2>/dev/null | head -1)
+	echo "${f%/subsysnqn}"
+}
+
+nvme_connect() { # IP
+	local i out c
+	out=$(echo "transport=rdma,traddr=$1,trsvcid=4420,nqn=$nvme_nqn" 2>&1 >/dev/nvme-fabrics) ||
+		{ echo "$out"; dmesg | tail -20; return 1; }
+	for i in $(seq 1 300); do
+		c=$(nvme_ctrl)
+		[ -n "$c" ] && [ -b "/dev/${c##*/}n1" ] && {
+			echo "connected: ${c##*/}n1 ($(cat "$c/transport"))"
+			return 0
+		}
+		sleep 0.1
+	done
+	dmesg | tail -20
+	return 1
+}
+
+nvme_roundtrip() { # BS [MIB]
+	local bs=$1 mib=${2:-$nvme_mib} count c blk a b
+	count=$((mib * 1024 * 1024 / bs))
+	c=$(nvme_ctrl)
+	blk=/dev/${c##*/}n1
+	[ -n "$c" ] && [ -b "$blk" ] || { echo "no NVMe-oF block device"; return 1; }
+	dd if=/dev/urandom of=/tmp/ulp-data bs=1M count="$mib" status=none &&
+		dd if=/tmp/ulp-data of="$blk" bs="$bs" count="$count" oflag=direct status=none &&
+		dd if="$blk" of=/tmp/ulp-back bs="$bs" count="$count" iflag=direct status=none ||
+		return 1
+	a=$(sha256sum </tmp/ulp-data | cut -c1-64)
+	b=$(sha256sum </tmp/ulp-back | cut -c1-64)
+	rm -f /tmp/ulp-back /tmp/ulp-data
+	echo "written $a read $b"
+	[ "$a" = "$b" ]
+}
+
+nvme_disconnect() {
+	local c
+	c=$(nvme_ctrl)
+	[ -n "$c" ] && echo 1 >"$c/delete_controller"
+}

@@ -396,10 +396,14 @@ static struct kv_wr *kv_write(struct kv_pair *p, struct kv_ep *ep, u64 raddr,
 	return kv_post(ep, &wr.wr) ? NULL : w;
 }
 
-/* The server's QP ended: a Terminate and the close reached its CM. */
+/*
+ * The server's QP ended (a Terminate, and the close reached its CM), and
+ * so did the client's once the Terminate reached it.
+ */
 static bool kv_srv_closed(struct kv_pair *p)
 {
-	return !kv_wait_event(&p->srv, RDMA_CM_EVENT_DISCONNECTED);
+	return !kv_wait_event(&p->srv, RDMA_CM_EVENT_DISCONNECTED) &&
+	       !kv_wait_event(&p->cli, RDMA_CM_EVENT_DISCONNECTED);
 }
 
 static void kv_fill(u8 seed)

@@ -12,6 +12,7 @@
 #   t_barrier NAME [SECONDS]    two-VM rendezvous through the shared results dir
 #   setup_dummy                 dummy0 up with 198.51.100.1/24 (one-VM tests)
 #   rddp_counter NAME, rddp_counter_above NAME MIN   rddp0's device counters
+#   t_mounted DIR               something is mounted on DIR
 #   perf_retry CMD...           CMD, again (3 runs at most) on perftest's handshake race
 #   t_listening BEFORE PID      wait for a new TCP listener (a server's rdma_cm listen)
 #   t_listeners_gone BEFORE     wait until only the listeners in BEFORE are left
@@ -122,6 +123,9 @@ rddp_counter_above() {
 	local v
 	v=$(rddp_counter "$1") && echo "$1 $v" && [ "$v" -gt "$2" ]
 }
+
+# t_mounted DIR: something is mounted on DIR (busybox has no mountpoint).
+t_mounted() { grep -q " $1 " /proc/mounts; }
 
 setup_dummy() {
 	modprobe dummy numdummies=1 &&

@@ -20,7 +20,7 @@ _nvme_img=/tmp/nvme-ns.img
 
 nvme_modules() {
 	modprobe -a nvmet-rdma nvme-rdma || return 1
-	mountpoint -q /sys/kernel/config || mount -t configfs none /sys/kernel/config
+	t_mounted /sys/kernel/config || mount -t configfs none /sys/kernel/config
 }
 
 # One namespace on a file (tmpfs has no O_DIRECT: buffered I/O).

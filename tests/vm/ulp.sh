@@ -12,6 +12,7 @@
 # Then: no QP or cm_id left, link delete, rmmod.
 . /rddp/tests/vm/lib.sh
 . /rddp/tests/vm/nvmeof.sh
+. /rddp/tests/vm/nfsrdma.sh
 
 ip=198.51.100.1
 
@@ -79,6 +80,21 @@ t_run "remote invalidation by Send with Invalidate (mr_remote_invals > 2048)" \
 t_run "nvme disconnect" nvme_disconnect
 t_run "nvmet: target torn down" nvmet_down
 t_run "rmmod nvme-rdma nvmet-rdma" modprobe -r nvme-rdma nvmet-rdma
+# NFS over RDMA: nfsd's RDMA listener and the client in this guest, NFSv3
+# and NFSv4 (4.2 on Debian's kernel; the debug kernel's client has 4.0).
+t_like "nfsd listens on rdma 20049 (and both TCP wildcards)" 'rdma 20049' nfsd_up 198.51.100.0/24
+v4=4.2
+[ "$RDDP_KERNEL" = debug ] && v4=4.0
+for vers in 3 $v4; do
+	t_like "mount -t nfs -o vers=$vers,proto=rdma,port=20049" ' rdma|proto=rdma' \
+		nfs_mount $vers $ip
+	t_run "NFSv$vers over RDMA: 16 MiB written, caches dropped, read back and on the server, sha256 equal" \
+		nfs_roundtrip $vers 16
+	t_run "umount NFSv$vers" umount /mnt/nfs-$vers
+done
+t_run "nfsd stopped" nfsd_down
+t_run "rmmod rpcrdma" modprobe -r rpcrdma
+
 t_like "no QP left after the ULPs" '^$' sh -c 'rdma res show qp | grep -v "^$" || true'
 t_like "no cm_id left after the ULPs" '^$' sh -c 'rdma res show cm_id | grep -v "^$" || true'
 t_like "no MR left after the ULPs" '^$' sh -c 'rdma res show mr | grep -v "^$" || true'

@@ -34,13 +34,32 @@ bins=(bash busybox kmod ip rdma ibv_devinfo ibv_devices ibv_asyncwatch ibv_rc_pi
 	dd sha256sum truncate)
 mods=(virtio_pci virtio_net 9p 9pnet_virtio dummy veth ib_core ib_cm iw_cm rdma_cm
 	ib_uverbs rdma_ucm libcrc32c crc32c_generic crc32c-intel configfs siw
-	nvme-rdma nvmet-rdma)
+	nvme-rdma nvmet-rdma nfsd nfsv3 nfsv4 rpcrdma)
 pkgs=(busybox-static bash kmod iproute2 rdma-core ibverbs-utils ibverbs-providers
 	libibverbs1 librdmacm1 perftest rdmacm-utils iperf3 tcpdump coreutils util-linux jq
 	libnl-3-200 libnl-genl-3-200 libc6 libstdc++6 libgcc-s1)
 versions=$(dpkg-query -W -f='${Package}=${Version} ' "${pkgs[@]}" 2>/dev/null || true)
 
-key=$(rddp_hash "$0" "$(dirname "$0")/guest-init.sh" "$kid" "$versions" "${bins[*]}" "${mods[*]}")
+# The NFS server and client (nfs-utils, rpcbind) for the ULP tests come from
+# Debian's packages, unpacked into the cache and never installed on the host
+# (their postinst scripts would start services there).
+nfs_debs=(nfs-kernel-server nfs-common rpcbind libwrap0 libnsl2)
+nfs_bins=(usr/sbin/rpc.nfsd usr/sbin/rpc.mountd usr/sbin/exportfs sbin/mount.nfs sbin/rpcbind
+	usr/sbin/rpcinfo)
+nfs_versions=$(apt-cache show --no-all-versions "${nfs_debs[@]}" 2>/dev/null |
+	sed -n 's/^Version: //p' | paste -sd' ')
+nfs_dir="$RDDP_CACHE/debs-nfs-$(rddp_hash "${nfs_debs[*]}" "$nfs_versions")"
+if [ ! -f "$nfs_dir/.done" ]; then
+	rm -rf "$nfs_dir"
+	mkdir -p "$nfs_dir/debs"
+	(cd "$nfs_dir/debs" && apt-get download -q "${nfs_debs[@]}") >&2 ||
+		rddp_die "apt-get download ${nfs_debs[*]} failed (apt-get update?)"
+	for d in "$nfs_dir"/debs/*.deb; do dpkg -x "$d" "$nfs_dir/root"; done
+	touch "$nfs_dir/.done"
+fi
+
+key=$(rddp_hash "$0" "$(dirname "$0")/guest-init.sh" "$kid" "$versions" "${bins[*]}" "${mods[*]}" \
+	"$nfs_versions")
 out="$RDDP_CACHE/initramfs-$kernel-$key.cpio.gz"
 if [ -f "$out" ]; then
 	echo "$out"
@@ -69,6 +88,15 @@ for b in "${bins[@]}"; do
 	p=$(PATH=/usr/sbin:/usr/bin:/sbin:/bin command -v "$b") || rddp_die "missing tool $b (make deps)"
 	copy_with_libs "$p" "/bin/$b"
 done
+for b in "${nfs_bins[@]}"; do
+	copy_with_libs "$nfs_dir/root/$b" "/bin/${b##*/}"
+done
+ln -s mount.nfs "$root/bin/mount.nfs4"
+# Their libraries this host may lack (libwrap, libnsl): ldd cannot see them.
+mkdir -p "$root/lib/x86_64-linux-gnu"
+cp -P "$nfs_dir"/root/usr/lib/x86_64-linux-gnu/lib*.so.* "$root/lib/x86_64-linux-gnu/"
+for f in /etc/netconfig /etc/rpc /etc/protocols; do cp "$f" "$root/etc/"; done
+mkdir -p "$root"/var/lib/nfs/{v4recovery,rpc_pipefs} "$root/run/rpcbind" "$root/srv"
 for a in modprobe insmod rmmod lsmod depmod modinfo; do ln -s kmod "$root/bin/$a"; done
 # busybox provides what is not there yet (its sh stays busybox's; tests use bash).
 for a in $("$root/bin/busybox" --list); do
@@ -91,6 +119,8 @@ cp /etc/services "$root/etc/" 2>/dev/null || true
 cat >"$root/etc/passwd" <<'PW'
 root:x:0:0:root:/root:/bin/bash
 rddptest:x:1000:1000:rddp unprivileged test user:/tmp:/bin/bash
+_rpc:x:100:65534::/run/rpcbind:/bin/false
+statd:x:101:65534::/var/lib/nfs:/bin/false
 PW
 cat >"$root/etc/group" <<'GR'
 root:x:0:

@@ -337,6 +337,10 @@ int main(int argc, char** argv) {
     tap.Check(StateOf(q) == IBV_QPS_RTR, "a refused transition leaves the QP in RTR");
     tap.Rc(ToState(q, IBV_QPS_SQE), EINVAL, "RTR -> SQE is refused (EINVAL)");
     tap.Rc(ToState(q, IBV_QPS_ERR), 0, "RTR -> ERROR");
+    // librdmacm's rdma_disconnect() moves an iWARP QP to SQD, also after
+    // the peer's close has put it in ERROR: a no-op there, as on siw.
+    tap.Rc(ToState(q, IBV_QPS_SQD), 0, "ERROR -> SQD (rdma_disconnect after the peer's close)");
+    tap.Check(StateOf(q) == IBV_QPS_ERR, "the QP stays in ERROR");
     tap.Rc(ToState(q, IBV_QPS_INIT), EINVAL, "ERROR -> INIT is refused (EINVAL)");
     tap.Rc(ToState(q, IBV_QPS_RESET), 0, "ERROR -> RESET");
     tap.Rc(ToState(q, IBV_QPS_INIT, IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS), 0,

@@ -40,13 +40,18 @@ check() { # OK? NAME
 		echo "not ok $n - $2"
 	fi
 }
-run_two() { # NAME TEST RUN-OPTIONS...
-	local name=$1 test=$2 out rc line p f
+run_two() { # NAME TEST RUN-OPTIONS... [-- TEST-ARGS...]
+	local name=$1 test=$2 out rc line p f opts=()
 	shift 2
+	while [ $# -gt 0 ] && [ "$1" != -- ]; do
+		opts+=("$1")
+		shift
+	done
+	[ $# -gt 0 ] && shift
 	pcap=build/vm-results/two-$kernel-$name.pcap
 	rm -f "$pcap"
 	out=$(bash tools/vm/run.sh --kernel "$kernel" --topology two --name "two-$kernel-$name" \
-		--pcap "$pcap" "$@" "$test" 2>&1)
+		--pcap "$pcap" "${opts[@]}" "$test" "$@" 2>&1)
 	rc=$?
 	echo "$out" | grep -v '^vm-two' | sed -E "s/^(ok|not ok) [0-9]+ - /\1 - $name: /" |
 		while IFS= read -r l; do
@@ -159,10 +164,10 @@ c=$(ts \
 check "$([ "$c" -gt 0 ] && echo 1)" "markers: connections start with a zero-length Write RTR ($c)"
 # In-kernel ULPs across the link (no pcap checks: the runs are about data).
 run_two ulp-siw tests/vm/ulp-two.sh --timeout 900 --kernel-b stock --ko-a "$rddp" \
-	--ko-b "$siw_ko" siw
+	--ko-b "$siw_ko" -- siw
 # rddp at both ends runs on the debug kernel in one guest (vm-debug-ulp);
 # across the link only on Debian's, which keeps make check in its budget.
-[ "$kernel" = stock ] && run_two ulp-rddp tests/vm/ulp-two.sh --timeout 900 --ko "$rddp" rddp
+[ "$kernel" = stock ] && run_two ulp-rddp tests/vm/ulp-two.sh --timeout 900 --ko "$rddp" -- rddp
 rm -f build/vm-results/two-"$kernel"-ulp-*.pcap
 rm -f build/vm-results/two-"$kernel"-*.pcap.txt
 

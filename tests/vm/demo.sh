@@ -3,9 +3,10 @@
 # What `make demo` shows inside the guest: an rddp device created the way a
 # user creates one, what the standard tools say about it, and RDMA traffic
 # between two rddp endpoints (rping and perftest over rdma_cm), summed up in
-# a short table.
+# a short table, then an NFS mount over RDMA with its throughput.
 set -u
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/nfsrdma.sh"
 
 show() { echo; echo "# $*"; "$@"; }
 
@@ -48,6 +49,30 @@ printf '%-14s %-10s %s MB/s\n' ib_read_bw 64KiB "$(awk '{print $4}' <<<"$rbw")"
 printf '%-14s %-10s %s MB/s\n' ib_send_bw 64KiB "$(awk '{print $4}' <<<"$sbw")"
 printf '%-14s %-10s %s usec (typical)\n' ib_write_lat 64B "$(awk '{print $5}' <<<"$wlat")"
 t_like "perftest ran (ib_write_bw has a result)" '^ *65536 ' echo "$wbw"
+
+# NFS over RDMA: the kernel's nfsd and NFS client on rddp0.
+echo
+echo "# NFS over RDMA: nfsd listening on rdma 20049, NFSv4.2 mounted with proto=rdma"
+mbs() { # SECONDS-START BYTES: MB/s since the start
+	awk -v t0="$1" -v b="$2" -v t1="$(date +%s.%N)" 'BEGIN { printf "%.1f", b / 1e6 / (t1 - t0) }'
+}
+nfs_demo() {
+	local t0 w r
+	nfsd_up 198.51.100.0/24 >/dev/null && nfs_mount 4.2 $ip || return 1
+	dd if=/dev/urandom of=/tmp/nfs-demo bs=1M count=32 status=none
+	t0=$(date +%s.%N)
+	dd if=/tmp/nfs-demo of=/mnt/nfs-4.2/demo bs=1M conv=fsync status=none || return 1
+	w=$(mbs "$t0" 33554432)
+	echo 3 >/proc/sys/vm/drop_caches
+	t0=$(date +%s.%N)
+	cmp /tmp/nfs-demo /mnt/nfs-4.2/demo || return 1
+	r=$(mbs "$t0" 33554432)
+	printf '%-14s %-10s %s MB/s\n' "NFS write" 32MiB "$w" "NFS read" 32MiB "$r"
+	umount /mnt/nfs-4.2 && nfsd_down && modprobe -r rpcrdma
+}
+nfs_out=$(nfs_demo 2>&1)
+echo "$nfs_out" | grep -v '^198.51.100.1:/ '
+t_like "NFS over RDMA: 32 MiB written and read back equal" 'NFS read' echo "$nfs_out"
 
 show rdma link delete rddp0
 show rmmod rddp

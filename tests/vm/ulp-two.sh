@@ -1,14 +1,17 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# NVMe-oF/RDMA across two guests (192.0.2.1 <-> .2): guest a runs rddp and
-# the NVMe-oF host (nvme-rdma), guest b the target (nvmet-rdma) on upstream
-# siw (argument `siw`, Debian's kernel with tools/vm/build-siw.sh's module)
-# or on rddp (argument `rddp`). The host writes and reads back 32 MiB
-# O_DIRECT; the target's file must hold what the host wrote. Then both
-# guests tear down: no QP or cm_id left, links deleted, modules removed.
+# In-kernel ULPs across two guests (192.0.2.1 <-> .2): guest a runs rddp
+# and the clients, guest b the servers on upstream siw (argument `siw`,
+# Debian's kernel with tools/vm/build-siw.sh's module) or on rddp (`rddp`).
+# NVMe-oF/RDMA: the host (nvme-rdma) writes and reads back 32 MiB O_DIRECT,
+# and the target's (nvmet-rdma) file must hold what it wrote. NFS over
+# RDMA: NFSv3 and NFSv4 mounts of b's nfsd (rdma 20049), 8 MiB written and
+# read back, and equal on the server. Then both guests tear down: no QP or
+# cm_id left, links deleted, modules removed.
 set -u
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/nvmeof.sh"
+. "$(dirname "$0")/nfsrdma.sh"
 
 peer=${1:-siw}
 if [ "$RDDP_ROLE" = a ] || [ "$peer" = rddp ]; then drv=rddp; else drv=siw; fi
@@ -56,6 +59,43 @@ if [ "$RDDP_ROLE" = b ]; then
 	t_run "nvmet torn down" nvmet_down
 fi
 t_run "rmmod nvme-rdma nvmet-rdma" modprobe -r nvme-rdma nvmet-rdma
+
+# NFS over RDMA: b serves, a mounts NFSv3 and NFSv4 (4.2; 4.0 where a runs
+# the debug kernel, whose client lacks 4.1/4.2).
+if [ "$RDDP_ROLE" = b ]; then
+	t_like "nfsd on $drv listens on rdma 20049" 'rdma 20049' nfsd_up 192.0.2.0/24
+fi
+t_barrier nfsd 300
+v4=4.2
+[ "$RDDP_KERNEL" = debug ] && v4=4.0
+nfs_two() { # VERS: the data's sha256 goes to the server's guest
+	local out
+	out=$(nfs_roundtrip "$1" 8) || { echo "$out"; return 1; }
+	echo "$out"
+	sed -E 's/written ([0-9a-f]+) .*/\1/' <<<"$out" >"/results/nfs-$1.sha"
+}
+if [ "$RDDP_ROLE" = a ]; then
+	for vers in 3 $v4; do
+		t_like "mount NFSv$vers from the $peer server with proto=rdma" 'proto=rdma' \
+			nfs_mount $vers "$RDDP_PEER_IP"
+		t_run "NFSv$vers: 8 MiB written, caches dropped, read back equal" nfs_two $vers
+		t_run "umount NFSv$vers" umount /mnt/nfs-$vers
+	done
+	echo "$v4" >/results/nfs-v4
+fi
+t_barrier nfs 600
+if [ "$RDDP_ROLE" = b ]; then
+	nfs_holds() { # VERS
+		echo "client wrote $(cat "/results/nfs-$1.sha"), server $(nfs_server_sha "$1")"
+		[ "$(cat "/results/nfs-$1.sha")" = "$(nfs_server_sha "$1")" ]
+	}
+	for vers in 3 "$(cat /results/nfs-v4)"; do
+		t_run "the $peer server holds what the NFSv$vers client wrote" nfs_holds "$vers"
+	done
+	t_run "nfsd stopped" nfsd_down
+fi
+t_run "rmmod rpcrdma" modprobe -r rpcrdma
+
 t_like "no QP left" '^$' sh -c 'rdma res show qp | grep -v "^$" || true'
 t_like "no cm_id left" '^$' sh -c 'rdma res show cm_id | grep -v "^$" || true'
 t_run "rdma link delete ${drv}0" rdma link delete ${drv}0

@@ -59,6 +59,8 @@ mbs() { # SECONDS-START BYTES: MB/s since the start
 nfs_demo() {
 	local t0 w r
 	nfsd_up 198.51.100.0/24 >/dev/null && nfs_mount 4.2 $ip || return 1
+	# The first OPEN waits out nfsd's NFSv4 grace period (10 s): not timed.
+	: >/mnt/nfs-4.2/demo || return 1
 	dd if=/dev/urandom of=/tmp/nfs-demo bs=1M count=32 status=none
 	t0=$(date +%s.%N)
 	dd if=/tmp/nfs-demo of=/mnt/nfs-4.2/demo bs=1M conv=fsync status=none || return 1

@@ -4,6 +4,7 @@
  * lookup API and the MR lifetime rules).
  */
 #include <linux/log2.h>
+#include <linux/mm.h>
 #include <linux/random.h>
 #include <linux/slab.h>
 #include <rdma/ib_umem.h>
@@ -260,19 +261,23 @@ void rddp_mr_put(struct rddp_mr *mr)
 		complete(&mr->released);
 }
 
-int rddp_mr_page(struct rddp_mr *mr, u64 to, struct page **page,
-		 unsigned int *offset)
+u8 *rddp_mr_addr(struct rddp_mr *mr, u64 to, u32 *contig)
 {
-	u64 pos;
+	unsigned int shift = mr->fr ? mr->fr_page_shift : PAGE_SHIFT;
+	u64 pos, idx, off;
+	u8 *base;
 
 	if (mr->dma_mr || to < mr->va || to - mr->va >= mr->len)
-		return -EINVAL;
+		return NULL;
 	pos = to - mr->va + mr->first_off;
-	if ((pos >> PAGE_SHIFT) >= mr->npages)
-		return -EINVAL;
-	*page = mr->pages[pos >> PAGE_SHIFT];
-	*offset = pos & ~PAGE_MASK;
-	return 0;
+	idx = pos >> shift;
+	off = pos & (BIT_ULL(shift) - 1);
+	if (idx >= (mr->fr ? mr->fr_npages : mr->npages))
+		return NULL;
+	base = mr->fr ? (u8 *)(uintptr_t)mr->fr_pages[idx] :
+			(u8 *)page_address(mr->pages[idx]);
+	*contig = min_t(u64, BIT_ULL(shift) - off, U32_MAX);
+	return base + off;
 }
 
 /* ---- fast-register MRs (mem.h) ---- */
@@ -341,22 +346,8 @@ int rddp_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
 	n = ib_sg_to_pages(ibmr, sg, sg_nents, sg_offset, rddp_mr_set_page);
 	mr->fr_page_shift = ilog2(ibmr->page_size);
 	/* ULPs may rewrite iova's high bits (xprtrdma): keep the offset. */
-	mr->fr_map_off = ibmr->iova & (ibmr->page_size - 1);
+	mr->first_off = ibmr->iova & (ibmr->page_size - 1);
 	return n;
-}
-
-u8 *rddp_mr_fr_addr(struct rddp_mr *mr, u64 to, u32 *contig)
-{
-	u64 psize = BIT_ULL(mr->fr_page_shift), pos, idx;
-
-	if (to < mr->va)
-		return NULL;
-	pos = to - mr->va + mr->fr_map_off;
-	idx = pos >> mr->fr_page_shift;
-	if (idx >= mr->fr_npages)
-		return NULL;
-	*contig = min_t(u64, psize - (pos & (psize - 1)), U32_MAX);
-	return (u8 *)(uintptr_t)(mr->fr_pages[idx] + (pos & (psize - 1)));
 }
 
 int rddp_mr_fast_reg(struct ib_mr *ibmr, struct ib_pd *pd, u32 key,
@@ -373,7 +364,7 @@ int rddp_mr_fast_reg(struct ib_mr *ibmr, struct ib_pd *pd, u32 key,
 	/* ib_inc_rkey() changes the key, never the index. */
 	if ((key >> 8) != (mr->base.lkey >> 8) || rddp_mr_check_access(access))
 		return -EINVAL;
-	mapped = ((u64)mr->fr_npages << mr->fr_page_shift) - mr->fr_map_off;
+	mapped = ((u64)mr->fr_npages << mr->fr_page_shift) - mr->first_off;
 	if (!mr->fr_npages || ibmr->length > mapped)
 		return -EINVAL;
 

@@ -72,7 +72,8 @@ struct rddp_mr {
 	struct ib_umem *umem;		/* user MRs: the pinned pages */
 	struct page **pages;		/* umem's pages in TO order */
 	unsigned long npages;
-	unsigned int first_off;		/* byte offset of va in pages[0] */
+	/* byte offset of va in pages[0], or of the mapped iova in fr_pages[0] */
+	unsigned int first_off;
 	u32 stag;			/* the STag lookups match */
 
 	/* fast-register MRs (alloc_mr), see above */
@@ -82,7 +83,6 @@ struct rddp_mr {
 	u64 *fr_pages;			/* kernel addresses, page-size aligned */
 	u32 fr_max;			/* slots in fr_pages */
 	u32 fr_npages;			/* filled by the last map_mr_sg */
-	u32 fr_map_off;			/* offset of the mapped iova in page 0 */
 	u32 fr_page_shift;		/* log2 of the mapped page size */
 };
 
@@ -120,21 +120,14 @@ struct rddp_mr *rddp_mr_get(struct rddp_device *rdev, u32 stag,
 void rddp_mr_put(struct rddp_mr *mr);
 
 /*
- * rddp_mr_page - the page holding byte @to of a user MR and the offset of
- * @to in it. @to must lie inside the MR (checked by rddp_mr_get()). A DMA MR
- * has no page list: its TOs are kernel virtual addresses (rddp registers
- * without a DMA device, so ib_dma_map_*() hands out virtual addresses), for
- * which -EINVAL is returned; use the address directly.
+ * rddp_mr_addr - the kernel address of byte @to of a user or fast-register
+ * MR and how many bytes are contiguous from there (@contig: to the end of
+ * that page of the MR's page list). @to must lie inside the MR (checked by
+ * rddp_mr_get()); NULL if it does not. A DMA MR has no page list: its TOs
+ * are kernel virtual addresses (rddp registers without a DMA device, so
+ * ib_dma_map_*() hands out virtual addresses); use them directly.
  */
-int rddp_mr_page(struct rddp_mr *mr, u64 to, struct page **page,
-		 unsigned int *offset);
-
-/*
- * rddp_mr_fr_addr - the kernel address of byte @to of a fast-register MR
- * and how many bytes are contiguous from there (@contig). @to must lie in
- * the registration (checked by rddp_mr_get()); NULL if it does not.
- */
-u8 *rddp_mr_fr_addr(struct rddp_mr *mr, u64 to, u32 *contig);
+u8 *rddp_mr_addr(struct rddp_mr *mr, u64 to, u32 *contig);
 
 /*
  * rddp_mr_fast_reg - execute an IB_WR_REG_MR (TX, in SQ order): @ibmr,

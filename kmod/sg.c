@@ -81,32 +81,21 @@ static u8 *rddp_sg_chunk(struct rddp_sg *sg, u32 want, u32 *len)
 	struct rddp_sg_ent *e = &sg->e[sg->idx];
 	u32 n = min(want, e->len - sg->off);
 	u64 to = e->addr + sg->off;
-	unsigned int poff;
-	struct page *page;
+	u8 *p;
 
 	if (!e->mr || e->mr->dma_mr) {
 		/* Kernel virtual memory: inline data or a DMA MR's buffer. */
 		*len = n;
 		return (u8 *)(uintptr_t)to;
 	}
-	if (e->mr->fr) {
-		u8 *p = rddp_mr_fr_addr(e->mr, to, len);
-
-		/* rddp_mr_get() checked the range against the mapping. */
-		if (WARN_ON_ONCE(!p)) {
-			*len = 0;
-			return NULL;
-		}
-		*len = min(*len, n);
-		return p;
-	}
 	/* rddp_mr_get() checked the range, so the lookup cannot fail. */
-	if (WARN_ON_ONCE(rddp_mr_page(e->mr, to, &page, &poff))) {
+	p = rddp_mr_addr(e->mr, to, len);
+	if (WARN_ON_ONCE(!p)) {
 		*len = 0;
 		return NULL;
 	}
-	*len = min_t(u32, n, PAGE_SIZE - poff);
-	return (u8 *)page_address(page) + poff;
+	*len = min(*len, n);
+	return p;
 }
 
 static void rddp_sg_advance(struct rddp_sg *sg, u32 n)

@@ -262,6 +262,34 @@ static int rddp_addr_len(const struct sockaddr_storage *a)
 					  sizeof(struct sockaddr_in);
 }
 
+static __be16 rddp_addr_port(const struct sockaddr_storage *a)
+{
+	return a->ss_family == AF_INET6 ?
+		((const struct sockaddr_in6 *)a)->sin6_port :
+		((const struct sockaddr_in *)a)->sin_port;
+}
+
+/*
+ * The iWARP port mapper. With iwpmd running, iw_cm asks it for a mapping of
+ * every cm_id's port (rddp does not set IW_F_NO_PORT_MAP) and hands us the
+ * mapped address in m_local_addr. iwpmd reserves the mapped port by binding
+ * a socket of its own to it (wildcard address, no SO_REUSEADDR, never
+ * listening or connecting): that reservation is what keeps the host's TCP
+ * from giving the port to anyone else, and our socket, which serves the
+ * cm_id the port was reserved for, shares it (SK_FORCE_REUSE, the bind rule
+ * TCP repair uses). rdma_cm still sees the port the ULP asked for, and a
+ * peer learns the mapped one from its own iwpmd: so an iSER portal can
+ * listen on 3260 while LIO's iSCSI/TCP portal holds TCP port 3260.
+ * Without iwpmd, m_local_addr equals local_addr and nothing changes.
+ */
+static void rddp_sock_share_mapped_port(struct socket *sock,
+					const struct iw_cm_id *id)
+{
+	if (id->mapped && rddp_addr_port(&id->m_local_addr) !=
+			  rddp_addr_port(&id->local_addr))
+		sock->sk->sk_reuse = SK_FORCE_REUSE;
+}
+
 static void rddp_cep_addrs(struct rddp_cep *cep, struct iw_cm_event *ev,
 			   struct socket *sock)
 {
@@ -781,6 +809,7 @@ int rddp_iw_connect(struct iw_cm_id *id, struct iw_cm_conn_param *param)
 	ret = rddp_sock_create(cep, raddr->ss_family, &sock);
 	if (ret)
 		goto err;
+	rddp_sock_share_mapped_port(sock, id);
 	ret = kernel_bind(sock, (struct sockaddr *)&laddr,
 			  rddp_addr_len(&laddr));
 	if (ret == -EADDRINUSE) {
@@ -956,6 +985,7 @@ static int rddp_listen_one(struct rddp_device *rdev, struct rddp_listen *l,
 		goto err;
 	if (addr->ss_family == AF_INET6 && id->afonly)
 		ip6_sock_set_v6only(sock->sk);
+	rddp_sock_share_mapped_port(sock, id);
 	ret = kernel_bind(sock, (struct sockaddr *)addr, rddp_addr_len(addr));
 	if (!ret)
 		ret = kernel_listen(sock, backlog);

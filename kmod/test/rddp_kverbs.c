@@ -66,6 +66,8 @@ struct kv_pair {
 
 static struct kv_ep kv_listen;
 static struct kv_pair kv;
+/* The client's CQ poll context for the next pair (kv_test_direct). */
+static enum ib_poll_context kv_cli_poll = IB_POLL_SOFTIRQ;
 static DECLARE_WAIT_QUEUE_HEAD(kv_wq);
 static u8 *kv_src, *kv_sbuf, *kv_cbuf;
 static int kv_n, kv_failed;
@@ -150,7 +152,7 @@ static int kv_ep_qp(struct kv_ep *ep)
 		return ret;
 	}
 	ep->cq = ib_alloc_cq(ep->id->device, ep, 2 * KV_WRS, 0,
-			     IB_POLL_SOFTIRQ);
+			     ep == &kv.cli ? kv_cli_poll : IB_POLL_SOFTIRQ);
 	if (IS_ERR(ep->cq)) {
 		int ret = PTR_ERR(ep->cq);
 
@@ -263,9 +265,20 @@ static struct kv_wr *kv_wr_new(struct kv_pair *p)
 	return w;
 }
 
-/* The WR's completion status, or -ETIMEDOUT. */
+/*
+ * The WR's completion status, or -ETIMEDOUT. A client CQ of IB_POLL_DIRECT
+ * completes nothing until its consumer polls it: that is done here.
+ */
 static int kv_wr_wait(struct kv_wr *w, enum ib_wc_opcode opcode)
 {
+	unsigned long end = jiffies + KV_TIMEOUT;
+	struct ib_cq *direct = kv.cli.cq;
+
+	if (direct && direct->poll_ctx == IB_POLL_DIRECT)
+		while (!completion_done(&w->done) && time_before(jiffies, end)) {
+			ib_process_cq_direct(direct, 8);
+			usleep_range(100, 200);
+		}
 	if (!wait_for_completion_timeout(&w->done, KV_TIMEOUT))
 		return -ETIMEDOUT;
 	if (w->wc.status != IB_WC_SUCCESS)
@@ -624,6 +637,36 @@ static void kv_test_drain(struct kv_pair *p)
 	kv_pair_down(p);
 }
 
+/*
+ * A CQ its consumer polls itself (IB_POLL_DIRECT, as nvme-rdma's poll
+ * queues): both a send and a receive completion reaped by
+ * ib_process_cq_direct(), and ib_drain_qp at teardown polls it too.
+ */
+static void kv_test_direct(void)
+{
+	struct kv_wr *r, *s;
+	bool ok;
+
+	kv_cli_poll = IB_POLL_DIRECT;
+	if (kv_pair_up(&kv)) {
+		kv_result(false, "connection with an IB_POLL_DIRECT CQ");
+		goto out;
+	}
+	r = kv_recv(&kv, &kv.srv, kv_sbuf, 64);
+	s = kv_send(&kv, &kv.cli, 16, 0);
+	ok = r && s && !kv_wr_wait(s, IB_WC_SEND) &&
+	     !kv_wr_wait(r, IB_WC_RECV);
+	kv_result(ok, "IB_POLL_DIRECT CQ: a Send's completion reaped by ib_process_cq_direct");
+	r = kv_recv(&kv, &kv.cli, kv_cbuf, 64);
+	s = kv_send(&kv, &kv.srv, 24, 0);
+	ok = r && s && !kv_wr_wait(s, IB_WC_SEND) &&
+	     !kv_wr_wait(r, IB_WC_RECV) && r->wc.byte_len == 24;
+	kv_result(ok, "IB_POLL_DIRECT CQ: a receive completion reaped by ib_process_cq_direct");
+	kv_pair_down(&kv);
+out:
+	kv_cli_poll = IB_POLL_SOFTIRQ;
+}
+
 static int __init kv_init(void)
 {
 	struct sockaddr_in sin = {
@@ -674,6 +717,7 @@ static int __init kv_init(void)
 		else
 			kv_test_bad_inval(&kv, i);
 	}
+	kv_test_direct();
 	pr_info("rddp_kverbs: %d passed, %d failed\n", kv_n - kv_failed,
 		kv_failed);
 	ret = kv_failed ? -EIO : 0;

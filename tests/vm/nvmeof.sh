@@ -1,13 +1,14 @@
 # shellcheck shell=bash
 # SPDX-License-Identifier: GPL-2.0
 # NVMe-oF/RDMA helpers for the ULP tests, sourced after lib.sh: a target
-# (nvmet-rdma, configfs) with one namespace on a file, and a host connected
-# as `nvme connect -t rdma` does it, through /dev/nvme-fabrics.
+# (nvmet-rdma, configfs) with one namespace on a file, and a host that
+# discovers and connects with nvme-cli (`nvme discover/connect -t rdma`).
 #
 #   nvmet_up IP          subsystem $nvme_nqn on rdma IP:4420, $nvme_mib*2 MiB file
 #   nvmet_down           the target torn down, its file removed
 #   nvmet_file_sha [MIB] sha256 of the file's first MIB (default $nvme_mib) MiB
-#   nvme_connect IP      host connects; prints "connected: nvmeXn1 (rdma)"
+#   nvme_discover IP     `nvme discover -t rdma` finds the subsystem on IP:4420
+#   nvme_connect IP      `nvme connect -t rdma`; prints "connected: nvmeXn1 (rdma)"
 #   nvme_ctrl            the host controller's sysfs directory (empty if none)
 #   nvme_roundtrip BS [MIB]   MIB (default $nvme_mib) MiB of random data written
 #                        and read back O_DIRECT in BS-byte I/Os from the
@@ -61,9 +62,22 @@ nvme_ctrl() {
 	echo "${f%/subsysnqn}"
 }
 
+# nvme-cli as a user runs it; the host NQN is given (no /etc/nvme here).
+nvme_hostnqn=nqn.2026-11.org.rddp:host
+
+# nvme_discover IP: the discovery controller's log over rdma lists our
+# subsystem on rdma IP:4420.
+nvme_discover() { # IP
+	local out
+	out=$(nvme discover -t rdma -a "$1" -s 4420 --hostnqn=$nvme_hostnqn 2>&1) ||
+		{ echo "$out"; dmesg | tail -20; return 1; }
+	echo "$out" | grep -E 'trtype|traddr|trsvcid|subnqn'
+	echo "$out" | grep -q "subnqn: *$nvme_nqn" && echo "$out" | grep -q "traddr: *$1"
+}
+
 nvme_connect() { # IP
 	local i out c
-	out=$(echo "transport=rdma,traddr=$1,trsvcid=4420,nqn=$nvme_nqn" 2>&1 >/dev/nvme-fabrics) ||
+	out=$(nvme connect -t rdma -a "$1" -s 4420 -n $nvme_nqn --hostnqn=$nvme_hostnqn 2>&1) ||
 		{ echo "$out"; dmesg | tail -20; return 1; }
 	for i in $(seq 1 300); do
 		c=$(nvme_ctrl)
@@ -95,7 +109,5 @@ nvme_roundtrip() { # BS [MIB]
 }
 
 nvme_disconnect() {
-	local c
-	c=$(nvme_ctrl)
-	[ -n "$c" ] && echo 1 >"$c/delete_controller"
+	nvme disconnect -n $nvme_nqn
 }

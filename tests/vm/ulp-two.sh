@@ -6,12 +6,15 @@
 # NVMe-oF/RDMA: the host (nvme-rdma) writes and reads back 32 MiB O_DIRECT,
 # and the target's (nvmet-rdma) file must hold what it wrote. NFS over
 # RDMA: NFSv3 and NFSv4 mounts of b's nfsd (rdma 20049), 8 MiB written and
-# read back, and equal on the server. Then both guests tear down: no QP or
-# cm_id left, links deleted, modules removed.
+# read back, and equal on the server. iSER: open-iscsi in a logs in to
+# LIO's iSER portal in b, 32 MiB written and read back, equal on the LUN's
+# file. Then both guests tear down: no QP or cm_id left, links deleted,
+# modules removed.
 set -u
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/nvmeof.sh"
 . "$(dirname "$0")/nfsrdma.sh"
+. "$(dirname "$0")/iser.sh"
 
 peer=${1:-siw}
 if [ "$RDDP_ROLE" = a ] || [ "$peer" = rddp ]; then drv=rddp; else drv=siw; fi
@@ -34,6 +37,8 @@ roundtrip_two() { # BS MIB
 	echo "$2 $(sed -E 's/written ([0-9a-f]+) .*/\1/' <<<"$out")" >/results/ulp-two.sha
 }
 if [ "$RDDP_ROLE" = a ]; then
+	t_like "nvme discover -t rdma lists the $peer target's subsystem" "subnqn: *$nvme_nqn" \
+		nvme_discover "$RDDP_PEER_IP"
 	t_like "rddp host connects to the $peer target" 'connected: nvme[0-9]+n1 \(rdma\)' \
 		nvme_connect "$RDDP_PEER_IP"
 	t_run "32 MiB in 1 MiB I/Os to the $peer target and back, sha256 equal" \
@@ -60,14 +65,12 @@ if [ "$RDDP_ROLE" = b ]; then
 fi
 t_run "rmmod nvme-rdma nvmet-rdma" modprobe -r nvme-rdma nvmet-rdma
 
-# NFS over RDMA: b serves, a mounts NFSv3 and NFSv4 (4.2; 4.0 where a runs
-# the debug kernel, whose client lacks 4.1/4.2).
+# NFS over RDMA: b serves, a mounts NFSv3 and NFSv4.2.
 if [ "$RDDP_ROLE" = b ]; then
 	t_like "nfsd on $drv listens on rdma 20049" 'rdma 20049' nfsd_up 192.0.2.0/24
 fi
 t_barrier nfsd 300
 v4=4.2
-[ "$RDDP_KERNEL" = debug ] && v4=4.0
 nfs_two() { # VERS: the data's sha256 goes to the server's guest
 	local out
 	out=$(nfs_roundtrip "$1" 8) || { echo "$out"; return 1; }
@@ -95,6 +98,53 @@ if [ "$RDDP_ROLE" = b ]; then
 	t_run "nfsd stopped" nfsd_down
 fi
 t_run "rmmod rpcrdma" modprobe -r rpcrdma
+
+# iSER: b runs LIO with ib_isert, a logs in with open-iscsi over iser. LIO
+# opens its iSCSI/TCP portal under the iSER one on 3260: with rddp at both
+# ends the iWARP port mapper runs in both guests (a's iwpmd asks b's for the
+# mapped port); siw does not map ports (IW_F_NO_PORT_MAP), so there LIO's
+# TCP portal goes to another network namespace (see Documentation/ulps.md).
+t_run "modprobe ib_isert ib_iser" iser_modules
+if [ "$peer" = rddp ]; then
+	t_run "iwpmd (the iWARP port mapper) runs" iwpm_up
+	tcpns=
+else
+	tcpns=lio-tcp
+	[ "$RDDP_ROLE" = b ] && ip netns add $tcpns
+fi
+if [ "$RDDP_ROLE" = b ]; then
+	t_run "LIO on $drv: file LUN, portal $RDDP_LOCAL_IP:3260 with iSER${tcpns:+ (TCP portal in netns $tcpns)}" \
+		lio_up "$RDDP_LOCAL_IP" $tcpns
+fi
+t_barrier lio 300
+iser_two() { # BS MIB: the data's sha256 goes to the target's guest
+	local out
+	out=$(iser_roundtrip "$1" "$2") || { echo "$out"; return 1; }
+	echo "$out"
+	echo "$2 $(sed -E 's/written ([0-9a-f]+) .*/\1/' <<<"$out")" >/results/iser-two.sha
+}
+if [ "$RDDP_ROLE" = a ]; then
+	t_like "rddp initiator logs in to the $peer target over iser" 'logged in: sd[a-z]+ \(iser\)' \
+		iser_login "$RDDP_PEER_IP"
+	t_run "iSER: 32 MiB in 1 MiB I/Os to the $peer target and back, sha256 equal" \
+		iser_two 1048576 32
+	t_run "iSER: 2 MiB in 4 KiB I/Os to the $peer target and back, sha256 equal" \
+		iser_two 4096 2
+	t_run "iSER logout" iser_logout "$RDDP_PEER_IP"
+fi
+t_barrier iser 600
+if [ "$RDDP_ROLE" = b ]; then
+	lun_holds() {
+		local mib sha
+		read -r mib sha </results/iser-two.sha || return 1
+		echo "initiator wrote $sha, LUN file $(lio_file_sha "$mib")"
+		[ "$sha" = "$(lio_file_sha "$mib")" ]
+	}
+	t_run "the $peer target's LUN file holds what the initiator wrote last" lun_holds
+	t_run "LIO torn down" lio_down
+fi
+[ "$peer" = rddp ] && t_run "iwpmd stopped" iwpm_down
+t_run "rmmod ib_isert ib_iser" modprobe -r ib_isert ib_iser
 
 t_like "no QP left" '^$' sh -c 'rdma res show qp | grep -v "^$" || true'
 t_like "no cm_id left" '^$' sh -c 'rdma res show cm_id | grep -v "^$" || true'

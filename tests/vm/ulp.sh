@@ -3,16 +3,19 @@
 # In-kernel consumers over rddp in one guest (dummy0), rddp at both ends.
 # First the verb-level tests of kmod/test/rddp_kverbs.c (a kernel consumer
 # connected to itself: fast registration, invalidation, drain, refusals),
-# then the real ULPs: an NVMe-oF/RDMA target (nvmet-rdma) and host
-# (nvme-rdma) through rddp's loopback. Data written through the host must
-# reach the target's backing file and read back equal. This drives what
-# the kernel ULPs need of an RNIC: fast-register MRs (IB_WR_REG_MR), remote invalidation (the target
-# answers with Send with Invalidate), Read with local invalidate (rdma_rw's
+# then the real ULPs through rddp's loopback, target and initiator in this
+# guest: NVMe-oF/RDMA (nvmet-rdma, nvme-rdma), NFS over RDMA (nfsd, NFSv3
+# and NFSv4.2 clients) and iSER (LIO's ib_isert, open-iscsi's ib_iser, with
+# the iWARP port mapper). Data written through the initiator must reach the
+# target's backing file and read back equal. This drives what the kernel
+# ULPs need of an RNIC: fast-register MRs (IB_WR_REG_MR), remote
+# invalidation (Send with Invalidate), Read with local invalidate (rdma_rw's
 # iWARP Read sink), local invalidation and ib_drain_qp at teardown.
 # Then: no QP or cm_id left, link delete, rmmod.
 . /rddp/tests/vm/lib.sh
 . /rddp/tests/vm/nvmeof.sh
 . /rddp/tests/vm/nfsrdma.sh
+. /rddp/tests/vm/iser.sh
 
 ip=198.51.100.1
 
@@ -41,7 +44,7 @@ kverbs() {
 }
 kverbs_terms() { dmesg | grep -c "$1; sending Terminate"; }
 kverbs
-t_like "rddp_kverbs: 18 tests ran and the module loaded" '^18 modprobe: 0$' \
+t_like "rddp_kverbs: 20 tests ran and the module loaded" '^20 modprobe: 0$' \
 	echo "$kverbs_n $(cat /tmp/kverbs.rc)"
 t_like "Terminates for a Write to an invalidated STag (DDP, invalid STag)" '^[2-9]' \
 	kverbs_terms 'invalid STag (DDP layer)'
@@ -54,6 +57,7 @@ t_run "rmmod rddp_kverbs" rmmod rddp_kverbs
 # NVMe-oF: target and host in this guest, through rddp's loopback.
 t_run "modprobe nvmet-rdma nvme-rdma" nvme_modules
 t_run "nvmet: subsystem with a file namespace on rdma $ip:4420" nvmet_up $ip
+t_like "nvme discover -t rdma lists the subsystem on $ip:4420" "subnqn: *$nvme_nqn" nvme_discover $ip
 t_like "nvme-rdma host connects (nvme connect -t rdma)" 'connected: nvme[0-9]+n1 \(rdma\)' \
 	nvme_connect $ip
 # 1 MiB I/Os use page lists of 255 pages, 4 KiB ones one page each (8 MiB
@@ -81,11 +85,9 @@ t_run "nvme disconnect" nvme_disconnect
 t_run "nvmet: target torn down" nvmet_down
 t_run "rmmod nvme-rdma nvmet-rdma" modprobe -r nvme-rdma nvmet-rdma
 # NFS over RDMA: nfsd's RDMA listener and the client in this guest, NFSv3
-# and NFSv4 (4.2 on Debian's kernel; the debug kernel's client has 4.0).
+# and NFSv4.2.
 t_like "nfsd listens on rdma 20049 (and both TCP wildcards)" 'rdma 20049' nfsd_up 198.51.100.0/24
-v4=4.2
-[ "$RDDP_KERNEL" = debug ] && v4=4.0
-for vers in 3 $v4; do
+for vers in 3 4.2; do
 	t_like "mount -t nfs -o vers=$vers,proto=rdma,port=20049" ' rdma|proto=rdma' \
 		nfs_mount $vers $ip
 	t_run "NFSv$vers over RDMA: 16 MiB written, caches dropped, read back and on the server, sha256 equal" \
@@ -94,6 +96,54 @@ for vers in 3 $v4; do
 done
 t_run "nfsd stopped" nfsd_down
 t_run "rmmod rpcrdma" modprobe -r rpcrdma
+
+# iSER: LIO's target (ib_isert) and open-iscsi's initiator (ib_iser) in this
+# guest. LIO opens its iSCSI/TCP portal on 3260 and iSER under it, and
+# rddp's listener is a TCP socket too: without the iWARP port mapper the
+# two clash; with iwpmd, rddp listens on a mapped port while rdma_cm and
+# the initiator see 3260, and iSCSI/TCP keeps the real port 3260.
+t_run "modprobe ib_isert ib_iser" iser_modules
+t_like "without iwpmd, iSER on LIO's own TCP port 3260 is refused (address in use)" \
+	'Address (already )?in use' lio_clash $ip
+t_run "iwpmd (the iWARP port mapper) runs" iwpm_up
+t_run "LIO: target with a file LUN, portal $ip:3260 with iSER enabled" lio_up $ip
+iser_ports() {
+	ss -Htln "src $ip" | awk '{print $4}' | sort
+	rdma res show cm_id | grep -o 'state LISTEN .*src-addr [^ ]*'
+	[ "$(ss -Htln "src $ip" | wc -l)" -eq 2 ]
+}
+t_like "iSCSI/TCP holds TCP 3260, the iSER listener (3260 for rdma_cm) a mapped port" \
+	"state LISTEN .*ib_isert.* src-addr $ip:3260" iser_ports
+t_like "open-iscsi logs in over iser" 'logged in: sd[a-z]+ \(iser\)' iser_login $ip
+iser_local() { # BS MIB
+	local out
+	out=$(iser_roundtrip "$1" "$2") || { echo "$out"; return 1; }
+	echo "$out LUN file $(lio_file_sha "$2")"
+	[ "$(lio_file_sha "$2")" = "$(sed -E 's/written ([0-9a-f]+) .*/\1/' <<<"$out")" ]
+}
+t_run "iSER: 32 MiB written and read back O_DIRECT in 1 MiB I/Os, sha256 equal, on the LUN file" \
+	iser_local 1048576 32
+t_run "iSER: 8 MiB written and read back O_DIRECT in 4 KiB I/Os, sha256 equal, on the LUN file" \
+	iser_local 4096 8
+# The same LUN over iSCSI/TCP on port 3260 while the iSER session runs
+# (iscsi_tcp: Debian's kernel; the debug kernel has no SCSI low-level drivers).
+iscsi_tcp_read() {
+	local d
+	iscsi_login $ip default || return 1
+	d=$(iser_disk tcp)
+	echo "TCP session disk $d: $(head -c $((8 * 1024 * 1024)) "/dev/$d" | sha256sum | cut -c1-64), LUN file $(lio_file_sha 8)"
+	[ "$(head -c $((8 * 1024 * 1024)) "/dev/$d" | sha256sum | cut -c1-64)" = "$(lio_file_sha 8)" ] &&
+		iscsi_logout $ip default
+}
+if modinfo iscsi_tcp >/dev/null 2>&1; then
+	t_run "iSCSI/TCP on 3260 at the same time: login, the LUN reads back equal, logout" iscsi_tcp_read
+else
+	t_skip "iSCSI/TCP on 3260 at the same time" "no iscsi_tcp in this kernel"
+fi
+t_run "iSER logout" iser_logout $ip
+t_run "LIO: target torn down" lio_down
+t_run "iwpmd stopped" iwpm_down
+t_run "rmmod ib_isert ib_iser" modprobe -r ib_isert ib_iser iscsi_tcp
 
 t_like "no QP left after the ULPs" '^$' sh -c 'rdma res show qp | grep -v "^$" || true'
 t_like "no cm_id left after the ULPs" '^$' sh -c 'rdma res show cm_id | grep -v "^$" || true'

@@ -31,35 +31,38 @@ esac
 bins=(bash busybox kmod ip rdma ibv_devinfo ibv_devices ibv_asyncwatch ibv_rc_pingpong
 	rping ucmatose udaddy rdma_server rdma_client ib_write_bw ib_read_bw ib_send_bw
 	ib_write_lat ib_read_lat ib_send_lat iperf3 tcpdump timeout setpriv stdbuf genl jq
-	dd sha256sum truncate)
+	dd sha256sum truncate iwpmd ss)
 mods=(virtio_pci virtio_net 9p 9pnet_virtio dummy veth ib_core ib_cm iw_cm rdma_cm
 	ib_uverbs rdma_ucm libcrc32c crc32c_generic crc32c-intel configfs siw
-	nvme-rdma nvmet-rdma nfsd nfsv3 nfsv4 rpcrdma)
+	nvme-rdma nvmet-rdma nfsd nfsv3 nfsv4 rpcrdma ib_iser ib_isert iscsi_target_mod
+	target_core_mod target_core_file sd_mod iscsi_tcp)
 pkgs=(busybox-static bash kmod iproute2 rdma-core ibverbs-utils ibverbs-providers
 	libibverbs1 librdmacm1 perftest rdmacm-utils iperf3 tcpdump coreutils util-linux jq
 	libnl-3-200 libnl-genl-3-200 libc6 libstdc++6 libgcc-s1)
 versions=$(dpkg-query -W -f='${Package}=${Version} ' "${pkgs[@]}" 2>/dev/null || true)
 
-# The NFS server and client (nfs-utils, rpcbind) for the ULP tests come from
-# Debian's packages, unpacked into the cache and never installed on the host
-# (their postinst scripts would start services there).
-nfs_debs=(nfs-kernel-server nfs-common rpcbind libwrap0 libnsl2)
-nfs_bins=(usr/sbin/rpc.nfsd usr/sbin/rpc.mountd usr/sbin/exportfs sbin/mount.nfs sbin/rpcbind
-	usr/sbin/rpcinfo)
-nfs_versions=$(apt-cache show --no-all-versions "${nfs_debs[@]}" 2>/dev/null |
+# The daemons of the ULP tests come from Debian's packages, unpacked into the
+# cache and never installed on the host (their postinst scripts would start
+# services there): the NFS server and client (nfs-utils, rpcbind) and the
+# iSCSI initiator (open-iscsi's iscsid and iscsiadm) and nvme-cli.
+ulp_debs=(nfs-kernel-server nfs-common rpcbind libwrap0 libnsl2 open-iscsi libisns0 libopeniscsiusr
+	nvme-cli libnvme1 libjson-c5)
+ulp_bins=(usr/sbin/rpc.nfsd usr/sbin/rpc.mountd usr/sbin/exportfs sbin/mount.nfs sbin/rpcbind
+	usr/sbin/rpcinfo sbin/iscsid sbin/iscsiadm usr/sbin/nvme)
+ulp_versions=$(apt-cache show --no-all-versions "${ulp_debs[@]}" 2>/dev/null |
 	sed -n 's/^Version: //p' | paste -sd' ')
-nfs_dir="$RDDP_CACHE/debs-nfs-$(rddp_hash "${nfs_debs[*]}" "$nfs_versions")"
-if [ ! -f "$nfs_dir/.done" ]; then
-	rm -rf "$nfs_dir"
-	mkdir -p "$nfs_dir/debs"
-	(cd "$nfs_dir/debs" && apt-get download -q "${nfs_debs[@]}") >&2 ||
-		rddp_die "apt-get download ${nfs_debs[*]} failed (apt-get update?)"
-	for d in "$nfs_dir"/debs/*.deb; do dpkg -x "$d" "$nfs_dir/root"; done
-	touch "$nfs_dir/.done"
+ulp_dir="$RDDP_CACHE/debs-ulp-$(rddp_hash "${ulp_debs[*]}" "$ulp_versions")"
+if [ ! -f "$ulp_dir/.done" ]; then
+	rm -rf "$ulp_dir"
+	mkdir -p "$ulp_dir/debs"
+	(cd "$ulp_dir/debs" && apt-get download -q "${ulp_debs[@]}") >&2 ||
+		rddp_die "apt-get download ${ulp_debs[*]} failed (apt-get update?)"
+	for d in "$ulp_dir"/debs/*.deb; do dpkg -x "$d" "$ulp_dir/root"; done
+	touch "$ulp_dir/.done"
 fi
 
 key=$(rddp_hash "$0" "$(dirname "$0")/guest-init.sh" "$kid" "$versions" "${bins[*]}" "${mods[*]}" \
-	"$nfs_versions")
+	"$ulp_versions")
 out="$RDDP_CACHE/initramfs-$kernel-$key.cpio.gz"
 if [ -f "$out" ]; then
 	echo "$out"
@@ -88,13 +91,17 @@ for b in "${bins[@]}"; do
 	p=$(PATH=/usr/sbin:/usr/bin:/sbin:/bin command -v "$b") || rddp_die "missing tool $b (make deps)"
 	copy_with_libs "$p" "/bin/$b"
 done
-for b in "${nfs_bins[@]}"; do
-	copy_with_libs "$nfs_dir/root/$b" "/bin/${b##*/}"
+for b in "${ulp_bins[@]}"; do
+	copy_with_libs "$ulp_dir/root/$b" "/bin/${b##*/}"
 done
 ln -s mount.nfs "$root/bin/mount.nfs4"
-# Their libraries this host may lack (libwrap, libnsl): ldd cannot see them.
+# Their libraries this host may lack (libwrap, libnsl, libisns,
+# libopeniscsiusr, libnvme): ldd cannot see them.
 mkdir -p "$root/lib/x86_64-linux-gnu"
-cp -P "$nfs_dir"/root/usr/lib/x86_64-linux-gnu/lib*.so.* "$root/lib/x86_64-linux-gnu/"
+cp -P "$ulp_dir"/root/usr/lib/x86_64-linux-gnu/lib*.so* "$root/lib/x86_64-linux-gnu/"
+# open-iscsi's configuration; the initiator name is set by the test.
+mkdir -p "$root/etc/iscsi" "$root/var/lib/iscsi" "$root/run/lock/iscsi"
+cp "$ulp_dir/root/etc/iscsi/iscsid.conf" "$root/etc/iscsi/"
 for f in /etc/netconfig /etc/rpc /etc/protocols; do cp "$f" "$root/etc/"; done
 mkdir -p "$root"/var/lib/nfs/{v4recovery,rpc_pipefs} "$root/run/rpcbind" "$root/srv"
 for a in modprobe insmod rmmod lsmod depmod modinfo; do ln -s kmod "$root/bin/$a"; done

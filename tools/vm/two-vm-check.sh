@@ -9,9 +9,10 @@
 #            asked for;
 #   markers  rddp in both guests, markers required by guest a
 #            (tests/vm/markers.sh);
-#   ulp-siw  NVMe-oF/RDMA: rddp's host in guest a, the nvmet-rdma target on
-#            upstream siw in guest b (Debian's kernel, as interop);
-#   ulp-rddp the same with the target on rddp (Debian's kernel only)
+#   ulp-siw  NVMe-oF/RDMA, NFS over RDMA and iSER: rddp's initiators and
+#            clients in guest a, the targets and nfsd on upstream siw in
+#            guest b (Debian's kernel, as interop);
+#   ulp-rddp the same with the targets on rddp (Debian's kernel only)
 #            (tests/vm/ulp-two.sh).
 # tshark decodes MPA/DDP/RDMAP (rpcordma disabled: its heuristic misreads
 # perftest payloads): no malformed frames, no "Bad CRC32", and what each run

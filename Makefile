@@ -14,7 +14,7 @@ KMOD_OUT ?= $(BUILD)/kmod
 CMAKE_BUILD := $(BUILD)/cmake
 JOBS ?= $(shell nproc)
 
-.PHONY: all kmod kmod-stock kmod-debug userspace deps check demo bench bench-core \
+.PHONY: all kmod kmod-stock kmod-debug kmod-uml-debug kmod-uml userspace deps check demo bench bench-core \
 	coverage fuzz install clean help debug-kernel
 
 all: kmod userspace
@@ -55,6 +55,13 @@ debug-kernel:
 
 kmod-debug:
 	$(call kmod_build,$(shell bash tools/kernel/build-debug-kernel.sh),$(BUILD)/kmod-debug,RDDP_TESTS=1)
+
+# User-Mode Linux kernels of the fast test lane (tools/kernel/build-uml-kernel.sh).
+kmod-uml-debug:
+	$(call kmod_build,$(shell bash tools/kernel/build-uml-kernel.sh debug)/build,$(BUILD)/kmod-uml-debug,RDDP_TESTS=1 ARCH=um)
+
+kmod-uml:
+	$(call kmod_build,$(shell bash tools/kernel/build-uml-kernel.sh plain)/build,$(BUILD)/kmod-uml,RDDP_TESTS=1 ARCH=um)
 
 userspace:
 	cmake -S $(TOP) -B $(CMAKE_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null

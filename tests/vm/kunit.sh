@@ -1,14 +1,15 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Runs rddp's KUnit suites (debug kernel only): loads rddp, whose suites run
-# at load time, and turns each test case of every suite named rddp* in
-# /sys/kernel/debug/kunit/<suite>/results (KTAP) into one TAP line.
+# Runs rddp's KUnit suites (debug kernels only: qemu's or UML's): loads
+# rddp, whose suites run at load time, and turns each test case of every
+# suite named rddp* in /sys/kernel/debug/kunit/<suite>/results (KTAP) into
+# one TAP line.
 set -u
 # shellcheck source=tests/vm/lib.sh
 . "$(dirname "$0")/lib.sh"
 
-if [ "$RDDP_KERNEL" != debug ]; then
-	t_skip "rddp KUnit suites" "KUnit needs the debug kernel (--kernel debug)"
+if [[ $RDDP_KERNEL != *debug ]]; then
+	t_skip "rddp KUnit suites" "KUnit needs a debug kernel (--kernel debug or uml-debug)"
 	exit 0
 fi
 t_run "modprobe rddp" modprobe rddp

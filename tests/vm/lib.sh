@@ -17,8 +17,9 @@
 #   t_listening BEFORE PID      wait for a new TCP listener (a server's rdma_cm listen)
 #   t_listeners_gone BEFORE     wait until only the listeners in BEFORE are left
 #
-# Environment: RDDP_ROLE (a, or a|b with two VMs), RDDP_KERNEL (stock|debug:
-# this guest's; two guests may differ), RDDP_TOPOLOGY (one|two),
+# Environment: RDDP_ROLE (a, or a|b with two VMs), RDDP_KERNEL (stock|debug,
+# or uml-debug|uml under User-Mode Linux: this guest's; two guests may
+# differ), RDDP_TOPOLOGY (one|two),
 # RDDP_LOCAL_IP/RDDP_PEER_IP on the two-VM link.
 
 RDDP_RESULTS=${RDDP_RESULTS:-/results/${RDDP_ROLE:-a}}

@@ -20,9 +20,17 @@ RDDP_KERNEL=$(arg kernel)
 guest_timeout=$(arg timeout)
 export RDDP_ROLE RDDP_KERNEL
 
-for m in virtio_pci virtio_net 9pnet_virtio 9p; do modprobe -q "$m"; done
-mount -t 9p -o trans=virtio,version=9p2000.L,ro,msize=262144 rddp /rddp
-mount -t 9p -o trans=virtio,version=9p2000.L,msize=262144 results /results
+# The tree (read-only) and the results directory: over 9p in qemu; in
+# User-Mode Linux through hostfs, whose host paths run.sh passes.
+top=$(arg top)
+if [ -n "$top" ]; then
+	mount -t hostfs -o "ro,$top" none /rddp
+	mount -t hostfs -o "$(arg results)" none /results
+else
+	for m in virtio_pci virtio_net 9pnet_virtio 9p; do modprobe -q "$m"; done
+	mount -t 9p -o trans=virtio,version=9p2000.L,ro,msize=262144 rddp /rddp
+	mount -t 9p -o trans=virtio,version=9p2000.L,msize=262144 results /results
+fi
 
 out=/results/$RDDP_ROLE
 mkdir -p "$out"
@@ -32,6 +40,14 @@ for ko in /results/ko-"$RDDP_ROLE"/*.ko; do
 	[ -e "$ko" ] && cp "$ko" "$kdir/extra/"
 done
 depmod -a
+
+# UML's /proc/cpuinfo has no "cpu MHz": perftest would then print 0 MB/s or
+# inf. The host's figure (run.sh passes it) stands in for it.
+mhz=$(arg mhz)
+if [ -n "$mhz" ] && ! grep -q '^cpu MHz' /proc/cpuinfo; then
+	awk -v m="$mhz" '{ print } /^processor/ { print "cpu MHz\t\t: " m }' /proc/cpuinfo >/run/cpuinfo
+	mount -o bind /run/cpuinfo /proc/cpuinfo
+fi
 
 ip link set lo up
 if [ -e /sys/class/net/eth0 ]; then

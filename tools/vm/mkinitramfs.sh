@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 # Builds (or finds in the cache) the guest initramfs for one kernel and prints
-# its path. KERNEL is `stock` (Debian's 6.1) or `debug` (tools/kernel).
+# its path. KERNEL is `stock` (Debian's 6.1), `debug` (tools/kernel) or a
+# User-Mode Linux kernel, `uml-debug` or `uml` (tools/kernel/build-uml-kernel.sh).
 #
 # The guest userland is taken from this host's Debian packages: busybox for
 # the basics, and the real tools tests use (bash, kmod, iproute2, rdma-core
@@ -25,7 +26,14 @@ debug)
 	modroot=$kdir/mods
 	kid="debug $kdir"
 	;;
-*) rddp_die "unknown kernel '$kernel' (stock or debug)" ;;
+uml-debug | uml)
+	kdir=$(bash "$RDDP_TOP/tools/kernel/build-uml-kernel.sh" \
+		"$([ "$kernel" = uml ] && echo plain || echo debug)")
+	kver=$(cat "$kdir/build/include/config/kernel.release")
+	modroot=$kdir/mods
+	kid="$kernel $kdir"
+	;;
+*) rddp_die "unknown kernel '$kernel' (stock, debug, uml-debug or uml)" ;;
 esac
 
 bins=(bash busybox kmod ip rdma ibv_devinfo ibv_devices ibv_asyncwatch ibv_rc_pingpong

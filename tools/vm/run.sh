@@ -1,10 +1,14 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
-# Runs a test script inside one or two qemu guests and reports TAP.
+# Runs a test script inside one or two qemu guests, or one User-Mode Linux
+# instance, and reports TAP.
 #
 #   tools/vm/run.sh [options] TEST [ARGS...]
 #
-#   --kernel stock|debug  Debian's 6.1 kernel (default) or the debug kernel
+#   --kernel K            stock: Debian's 6.1 kernel (default); debug: the
+#                         qemu debug kernel (tools/kernel); uml-debug, uml:
+#                         User-Mode Linux 6.1 with and without debugging
+#                         (tools/kernel/build-uml-kernel.sh), one guest only
 #   --kernel-a K, --kernel-b K   the kernel of guest a or b only (default:
 #                         --kernel's); each guest boots its own kernel and
 #                         initramfs and gets its own rddp_vm.kernel= in the cmdline
@@ -42,7 +46,7 @@ while [ $# -gt 0 ]; do
 	--timeout) timeout=$2; shift 2 ;;
 	--name) name=$2; shift 2 ;;
 	--show-console) show=1; shift ;;
-	-h | --help) sed -n '3,25p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h | --help) sed -n '4,29p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	-*) rddp_die "unknown option $1 (--help)" ;;
 	*) break ;;
 	esac
@@ -64,7 +68,13 @@ for r in "${roles[@]}"; do
 	case ${gkernel[$r]} in
 	stock) bzimage[$r]=/boot/vmlinuz-$(rddp_stock_kver) ;;
 	debug) bzimage[$r]=$(bash "$RDDP_TOP/tools/kernel/build-debug-kernel.sh")/arch/x86/boot/bzImage ;;
-	*) rddp_die "unknown kernel '${gkernel[$r]}' (stock or debug)" ;;
+	uml-debug | uml)
+		[ "$topology" = one ] || rddp_die "User-Mode Linux runs one guest (--topology one)"
+		[[ $RDDP_TOP != *[[:space:]]* ]] || rddp_die "User-Mode Linux needs a path without spaces"
+		bzimage[$r]=$(bash "$RDDP_TOP/tools/kernel/build-uml-kernel.sh" \
+			"$([ "${gkernel[$r]}" = uml ] && echo plain || echo debug)")/linux
+		;;
+	*) rddp_die "unknown kernel '${gkernel[$r]}' (stock, debug, uml-debug or uml)" ;;
 	esac
 	initrd[$r]=$(bash "$RDDP_TOP/tools/vm/mkinitramfs.sh" "${gkernel[$r]}")
 done
@@ -106,9 +116,9 @@ wait_port() {
 	return 1
 }
 
-# Boots the guests and waits for them; fills vm_rc. Returns 2 on a boot hang,
-# 3 when the guests' link never connected (both are killed then).
-launch() {
+# boot_qemu ROLE: one qemu guest in the background.
+boot_qemu() {
+	local r=$1 net sock
 	# TCG unless KVM is asked for: KVM guests hang on these machines.
 	accel=${RDDP_VM_ACCEL:-tcg,thread=multi}
 	# la57=off: with 5-level paging 6.1's KASAN reports a false "wild-memory-access"
@@ -118,22 +128,50 @@ launch() {
 	# One command line for every guest whatever its kernel (Debian's boots
 	# with pci=noacpi too); only rddp_vm.kernel= differs between them.
 	cmdline="console=ttyS0 tsc=reliable highres=off panic=-1 oops=panic pci=noacpi"
+	net=(-nic none)
+	if [ "$topology" = two ]; then
+		if [ "$r" = a ]; then sock="listen=127.0.0.1:$port"; else sock="connect=127.0.0.1:$port"; fi
+		net=(-netdev "socket,id=n0,$sock" -device "virtio-net-pci,netdev=n0,mac=52:54:00:12:34:0$r")
+		[ -n "$pcap" ] && [ "$r" = a ] && net+=(-object "filter-dump,id=d0,netdev=n0,file=$pcap")
+	fi
+	# Guest watchdog: the test's own timeout; host bound: that plus boot.
+	timeout -k 10 $((timeout + 240)) qemu-system-x86_64 \
+		-accel "$accel" -cpu max,la57=off -m 2G -smp 2 -nographic -nodefaults -no-reboot \
+		-kernel "${bzimage[$r]}" -initrd "${initrd[$r]}" \
+		-append "$cmdline rddp_vm.role=$r rddp_vm.kernel=${gkernel[$r]} rddp_vm.timeout=$timeout" \
+		-serial "file:$res/console-$r.log" \
+		-virtfs "local,path=$RDDP_TOP,mount_tag=rddp,security_model=none,readonly=on" \
+		-virtfs "local,path=$res,mount_tag=results,security_model=none" \
+		"${net[@]}" </dev/null >"$res/host-$r.log" 2>&1 &
+}
+
+# boot_uml ROLE: one User-Mode Linux instance in the background. The kernel
+# is a host process: its console (con0) is its stdout, the guest's /rddp and
+# /results are hostfs mounts of the same two directories qemu shares over 9p
+# (the tree read-only; never the host's /). Its memory file goes to /dev/shm
+# and its control socket into the results. kmemleak is off: under UML 6.1 it
+# reports hundreds of objects per run that were freed or are still in use,
+# with or without rddp (Documentation/testing.md).
+boot_uml() {
+	local r=$1
+	mkdir -p "$res/uml-$r"
+	TMPDIR=/dev/shm timeout -k 10 $((timeout + 240)) "${bzimage[$r]}" \
+		mem="${RDDP_UML_MEM:-2G}" initrd="${initrd[$r]}" con0=null,fd:1 con=null \
+		uml_dir="$res/uml-$r" umid="rddp-$r" panic=-1 oops=panic kmemleak=off \
+		rddp_vm.role="$r" rddp_vm.kernel="${gkernel[$r]}" rddp_vm.timeout="$timeout" \
+		rddp_vm.top="$RDDP_TOP" rddp_vm.results="$res" \
+		rddp_vm.mhz="$(awk '/^cpu MHz/ {print $4; exit}' /proc/cpuinfo)" \
+		</dev/null >"$res/console-$r.log" 2>"$res/host-$r.log" &
+}
+
+# Boots the guests and waits for them; fills vm_rc. Returns 2 on a boot hang,
+# 3 when the guests' link never connected (both are killed then).
+launch() {
 	for r in "${roles[@]}"; do
-		net=(-nic none)
-		if [ "$topology" = two ]; then
-			if [ "$r" = a ]; then sock="listen=127.0.0.1:$port"; else sock="connect=127.0.0.1:$port"; fi
-			net=(-netdev "socket,id=n0,$sock" -device "virtio-net-pci,netdev=n0,mac=52:54:00:12:34:0$r")
-			[ -n "$pcap" ] && [ "$r" = a ] && net+=(-object "filter-dump,id=d0,netdev=n0,file=$pcap")
-		fi
-		# Guest watchdog: the test's own timeout; host bound: that plus boot.
-		timeout -k 10 $((timeout + 240)) qemu-system-x86_64 \
-			-accel "$accel" -cpu max,la57=off -m 2G -smp 2 -nographic -nodefaults -no-reboot \
-			-kernel "${bzimage[$r]}" -initrd "${initrd[$r]}" \
-			-append "$cmdline rddp_vm.role=$r rddp_vm.kernel=${gkernel[$r]} rddp_vm.timeout=$timeout" \
-			-serial "file:$res/console-$r.log" \
-			-virtfs "local,path=$RDDP_TOP,mount_tag=rddp,security_model=none,readonly=on" \
-			-virtfs "local,path=$res,mount_tag=results,security_model=none" \
-			"${net[@]}" </dev/null >"$res/qemu-$r.log" 2>&1 &
+		case ${gkernel[$r]} in
+		uml*) boot_uml "$r" ;;
+		*) boot_qemu "$r" ;;
+		esac
 		pids+=($!)
 		# qemu's socket netdev connects without blocking and ignores a
 		# refused connection: guest b then boots with a dead link. So b
@@ -249,7 +287,7 @@ for r in "${roles[@]}"; do
 	elif [ "${vm_rc[$i]}" -eq 124 ] || [ "${vm_rc[$i]}" -eq 137 ] || grep -q RDDP-GUEST-TIMEOUT "$con" 2>/dev/null; then
 		report "not ok" "${prefix}guest finished in time (${timeout}s)" "$(tail -30 "$con" 2>/dev/null)"
 	elif ! grep -q RDDP-GUEST-DONE "$con" 2>/dev/null; then
-		report "not ok" "${prefix}guest ran to the end" "$(tail -40 "$con" 2>/dev/null; cat "$res/qemu-$r.log")"
+		report "not ok" "${prefix}guest ran to the end" "$(tail -40 "$con" 2>/dev/null; cat "$res/host-$r.log")"
 	elif ! grep -q 'RDDP-GUEST-DONE rc=0' "$con"; then
 		# A script that dies partway (a shell error, an exit) skips the rest.
 		report "not ok" "${prefix}guest ran to the end (the test script exited $(sed -nE \

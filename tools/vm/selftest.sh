@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # Proves tools/vm/run.sh can fail: a kernel warning, a failing test, a test
 # script that dies partway and a hung guest must each fail the run, and a
-# clean run must pass. Runs on Debian's
-# stock kernel (fast boot). Last line: `vm-selftest: N passed, N failed, N skipped`.
+# clean run must pass. Runs on Debian's stock kernel in qemu (fast boot) and
+# on User-Mode Linux's debug kernel, where a KASAN report must fail a run too. Last line: `vm-selftest: N passed, N failed, N skipped`.
 set -uo pipefail
 # shellcheck source=tools/lib.sh
 . "$(dirname "$0")/../lib.sh"
@@ -29,15 +29,19 @@ expect() { # NAME WANT_RC(0|nonzero) REGEX run.sh-args...
 	fi
 }
 
-kdir=/lib/modules/$(rddp_stock_kver)/build
+# build_module KDIR DIR [MAKE ARGS]: the self-test module for one kernel.
+build_module() {
+	mkdir -p "$2"
+	cp tools/vm/selftest/Kbuild tools/vm/selftest/rddp_selftest_warn.c "$2/"
+	if ! make -s -C "$1" M="$RDDP_TOP/$2" "${@:3}" modules >"$2/build.log" 2>&1; then
+		cat "$2/build.log"
+		echo "vm-selftest: $pass passed, $((fail + 1)) failed, 0 skipped"
+		exit 1
+	fi
+}
+
 mod=build/selftest
-mkdir -p "$mod"
-cp tools/vm/selftest/Kbuild tools/vm/selftest/rddp_selftest_warn.c "$mod/"
-if ! make -s -C "$kdir" M="$RDDP_TOP/$mod" modules >"$mod/build.log" 2>&1; then
-	cat "$mod/build.log"
-	echo "vm-selftest: 0 passed, 1 failed, 0 skipped"
-	exit 1
-fi
+build_module "/lib/modules/$(rddp_stock_kver)/build" "$mod"
 
 expect "a clean run passes" 0 'ok .* - kernel log clean' \
 	--name selftest-clean tests/vm/smoke.sh
@@ -50,6 +54,22 @@ expect "a test script that dies partway fails the run" 1 \
 	--name selftest-die tests/vm/selftest-fail.sh die
 expect "a hung guest is stopped and fails the run" 1 'not ok .* - guest finished in time' \
 	--name selftest-hang --timeout 20 tests/vm/selftest-fail.sh hang
+
+# The User-Mode Linux lane fails a run on the same reports, and on KASAN's.
+umod=build/selftest-uml
+build_module "$(bash tools/kernel/build-uml-kernel.sh debug)/build" "$umod" ARCH=um
+expect "UML: a clean run passes" 0 'ok .* - kernel log clean' \
+	--kernel uml-debug --name selftest-uml-clean tests/vm/smoke.sh
+expect "UML: a kernel WARNING fails the run" 1 'not ok .* - kernel log clean' \
+	--kernel uml-debug --name selftest-uml-warn --ko "$umod/rddp_selftest_warn.ko" \
+	tests/vm/selftest-warn.sh warn
+expect "UML: a KASAN report fails the run" 1 'KASAN: slab-out-of-bounds' \
+	--kernel uml-debug --name selftest-uml-kasan --ko "$umod/rddp_selftest_warn.ko" \
+	tests/vm/selftest-warn.sh kasan
+expect "UML: a failing test fails the run" 1 '^vm-selftest-uml-fail: 4 passed, 1 failed, 0 skipped$' \
+	--kernel uml-debug --name selftest-uml-fail tests/vm/selftest-fail.sh
+expect "UML: a hung guest is stopped and fails the run" 1 'not ok .* - guest finished in time' \
+	--kernel uml-debug --name selftest-uml-hang --timeout 20 tests/vm/selftest-fail.sh hang
 
 echo "vm-selftest: $pass passed, $fail failed, 0 skipped"
 [ "$fail" -eq 0 ]

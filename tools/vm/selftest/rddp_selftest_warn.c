@@ -1,14 +1,37 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Harness self-test only: a module whose load raises a kernel WARNING, so
+ * Harness self-test only: a module whose load produces a kernel report, so
  * tools/vm/selftest.sh can prove that tools/vm/run.sh fails such a run.
+ * report=warn (default): a WARNING; report=kasan: an out-of-bounds read that
+ * KASAN reports.
  */
 #include <linux/bug.h>
+#include <linux/compiler.h>
 #include <linux/module.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+
+static char *report = "warn";
+module_param(report, charp, 0444);
+MODULE_PARM_DESC(report, "which report to produce: warn or kasan");
 
 static int __init rddp_selftest_warn_init(void)
 {
-	WARN(1, "rddp VM harness self-test: this warning is intentional\n");
+	size_t index = 16;
+	char *buf;
+
+	if (!strcmp(report, "kasan")) {
+		buf = kmalloc(16, GFP_KERNEL);
+		if (!buf)
+			return -ENOMEM;
+		/* Hidden, so the compiler can neither drop nor bound-check the read. */
+		OPTIMIZER_HIDE_VAR(index);
+		pr_info("rddp self-test: reading byte %zu of a 16-byte object: %d\n",
+			index, buf[index]);
+		kfree(buf);
+	} else {
+		WARN(1, "rddp VM harness self-test: this warning is intentional\n");
+	}
 	return 0;
 }
 
@@ -18,5 +41,5 @@ static void __exit rddp_selftest_warn_exit(void)
 
 module_init(rddp_selftest_warn_init);
 module_exit(rddp_selftest_warn_exit);
-MODULE_DESCRIPTION("rddp VM harness self-test: raises a kernel warning on load");
+MODULE_DESCRIPTION("rddp VM harness self-test: a warning or a KASAN report on load");
 MODULE_LICENSE("GPL");

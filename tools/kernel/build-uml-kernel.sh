@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# Builds (or finds in the cache) a User-Mode Linux 6.1 kernel for rddp's fast
+# test lane and prints its build directory: DIR/linux is the kernel (a host
+# program), DIR/mods the installed modules, and out-of-tree modules build
+# with `make -C DIR ARCH=um M=...`.
+#
+#   build-uml-kernel.sh debug   KASAN, UBSAN, lockdep, kmemleak, KUnit (tests)
+#   build-uml-kernel.sh plain   no debugging (benchmarks)
+#
+# The source is linux-source-6.1 with the two fixes of tools/kernel/uml/*.patch,
+# applied in a hard-linked copy so the shared source tree stays pristine.
+set -euo pipefail
+. "$(dirname "$0")/../lib.sh"
+
+variant=${1:-debug}
+case $variant in debug | plain) ;; *) rddp_die "usage: build-uml-kernel.sh debug|plain" ;; esac
+here=$(cd "$(dirname "$0")" && pwd)
+frag="$here/rddp-uml.config"
+debugfrag="$here/rddp-debug.config"
+src=$(rddp_linux_source)
+key=$(rddp_hash "$frag" "$debugfrag" "$0" "$here"/uml/*.patch "$src" "$variant" \
+	"$(gcc --version | head -1)")
+out="$RDDP_CACHE/uml-$variant-kernel-$key"
+
+if [ -f "$out/.built" ]; then
+	echo "$out"
+	exit 0
+fi
+
+rddp_log "building the $variant UML kernel in $out (first time only; ~5-10 min on 2 cores)"
+rm -rf "$out"
+mkdir -p "$out"
+# Patched source: hard links to the shared tree; patch(1) replaces the files
+# it changes instead of writing through the links.
+cp -al "$src" "$out/src"
+for p in "$here"/uml/*.patch; do
+	patch -s -p1 -d "$out/src" <"$p" || rddp_die "$p does not apply"
+done
+build="$out/build"
+frags=("$frag")
+if [ "$variant" = debug ]; then
+	# The debug options of the qemu debug kernel, one list for both lanes.
+	sed -n '/^# --- debugging/,/^# --- trimmed/p' "$debugfrag" >"$out/debug.config"
+	frags+=("$out/debug.config")
+fi
+mk() { make -s -C "$out/src" O="$build" ARCH=um "$@"; }
+mk defconfig >/dev/null
+(cd "$build" && "$out/src/scripts/kconfig/merge_config.sh" -m -O "$build" \
+	"$build/.config" "${frags[@]}" >/dev/null)
+mk olddefconfig >/dev/null
+
+syms=(UML_PCI_OVER_VIRTIO INFINIBAND_USER_ACCESS RDMA_SIW HOSTFS BLK_DEV_INITRD DUMMY VETH NET_NS)
+# DEBUG_ATOMIC_SLEEP of the debug list cannot take: it needs preemption,
+# which UML does not have (ARCH_NO_PREEMPT); the qemu debug kernel keeps it.
+[ "$variant" = debug ] && syms+=(KASAN PROVE_LOCKING DEBUG_KMEMLEAK KUNIT UBSAN_BOUNDS)
+for sym in "${syms[@]}"; do
+	grep -Eq "^CONFIG_${sym}=(y|m)" "$build/.config" ||
+		rddp_die "UML $variant kernel config lacks CONFIG_$sym"
+done
+grep -q '^CONFIG_KERNEL_STACK_ORDER=4$' "$build/.config" ||
+	rddp_die "UML $variant kernel config lacks CONFIG_KERNEL_STACK_ORDER=4"
+
+nice make -C "$out/src" O="$build" ARCH=um -j"$(nproc)" linux modules >"$out/build.log" 2>&1 ||
+	{ tail -40 "$out/build.log" >&2; rddp_die "UML kernel build failed (log: $out/build.log)"; }
+mk INSTALL_MOD_PATH="$out/mods" modules_install >/dev/null
+ln -sf build/linux "$out/linux"
+touch "$out/.built"
+echo "$out"

@@ -138,10 +138,21 @@ exact=$(ts -Y "ip.dst == 192.0.2.1 && tcp.len > 0" \
 		len = $4 + 0
 		if (2 + len + (4 - (2 + len) % 4) % 4 + 4 + 4 * n == $3) print $1
 	}' | paste -sd, -)
-# Malformed: towards b (no markers) anywhere; towards a only in the segments
-# tshark can follow (elsewhere its misreads of payload raise exceptions).
-malformed=$(ts \
-	-Y "_ws.malformed && (ip.dst == 192.0.2.2${exact:+ || frame.number in {$exact}})" 2>/dev/null | wc -l)
+# Malformed: towards a only in the segments tshark can follow (elsewhere its
+# misreads of payload raise exceptions); towards b (no markers) anywhere,
+# except where tshark lost the FPDU boundaries and took payload for an FPDU:
+# seen once in ~10000 frames of a debug-kernel run, a 19703-byte "ULPDU"
+# read from perftest's data, with markers that do not flow that way and a
+# Bad CRC32. rddp's receiver checks every CRC (a bad one ends the run's
+# traffic with a Terminate, which markers.sh fails on), so such a frame is
+# tshark's misread, not rddp's wire.
+malformed=0
+for f in $(ts -Y "_ws.malformed && (ip.dst == 192.0.2.2${exact:+ || frame.number in {$exact}})" \
+	-T fields -e frame.number 2>/dev/null); do
+	ts -V -Y "frame.number == $f && ip.dst == 192.0.2.2" 2>/dev/null |
+		grep -q 'Bad CRC32' && continue
+	malformed=$((malformed + 1))
+done
 check "$([ "$malformed" -eq 0 ] && echo 1)" "markers: no malformed frames ($malformed)"
 in_exact() { # DISPLAY-FILTER: verbose decode of the exact frames matching it
 	[ -n "$exact" ] || return 0

@@ -18,6 +18,8 @@
 #include <string>
 #include <vector>
 
+#include "tap.h"
+
 namespace {
 
 template <auto Fn>
@@ -37,39 +39,7 @@ using Qp = std::unique_ptr<ibv_qp, Deleter<ibv_destroy_qp>>;
 using Srq = std::unique_ptr<ibv_srq, Deleter<ibv_destroy_srq>>;
 using Channel = std::unique_ptr<ibv_comp_channel, Deleter<ibv_destroy_comp_channel>>;
 
-class Tap {
- public:
-  bool Check(bool ok, const std::string& name, const std::string& detail = "") {
-    ++n_;
-    if (!ok) ++failed_;
-    std::printf("%s %d - %s\n", ok ? "ok" : "not ok", n_, name.c_str());
-    if (!ok && !detail.empty()) std::printf("#   %s\n", detail.c_str());
-    std::fflush(stdout);
-    return ok;
-  }
-  // A creation that must fail with errno `want`.
-  template <class P>
-  bool Fails(const P& obj, int err, int want, const std::string& name) {
-    return Check(!obj && err == want, name,
-                 "got " + std::string(obj ? "success" : std::strerror(err)) + ", want " +
-                     std::strerror(want));
-  }
-  bool Rc(int rc, int want, const std::string& name) {
-    // Verbs return either -1/errno or a positive errno; normalise.
-    int got = rc == 0 ? 0 : (rc == -1 ? errno : (rc < 0 ? -rc : rc));
-    return Check(got == want, name,
-                 "got " + std::string(got ? std::strerror(got) : "success") + ", want " +
-                     (want ? std::strerror(want) : "success"));
-  }
-  int Finish() const {
-    std::printf("1..%d\n# %d failed\n", n_, failed_);
-    return failed_ ? 1 : 0;
-  }
-
- private:
-  int n_ = 0;
-  int failed_ = 0;
-};
+using rddp_test::Tap;
 
 Tap tap;
 

@@ -4,6 +4,7 @@
 # Request, a peer that never sends its Request, a responder that never
 # replies, a connection refused, a reject with private data; every case ends
 # with a clear error in bounded time, nothing leaked, no kernel warning.
+# Then the close: rdma_disconnect() after the peer's (rddp_disconnect).
 set -u
 . "$(dirname "$0")/lib.sh"
 
@@ -83,6 +84,16 @@ rping -s -a 2001:db8::1 -C 3 -V >/tmp/rping6-s.log 2>&1 &
 sleep 1
 t_like "rping -V over IPv6" '^ping data: ' timeout 60 rping -c -a 2001:db8::1 -C 3 -V -v
 wait
+
+# rdma_disconnect() after the peer's close: librdmacm moves the
+# iWARP QP, already in ERROR, to SQD first; that must succeed. The
+# program's TAP lines are relayed as checks of this suite.
+disc=/rddp/build/cmake/tests/verbs/rddp_disconnect
+t_run "disconnect test program is built" test -x "$disc"
+out=$(timeout 300 "$disc" $ip 7400 2>&1)
+rc=$?
+t_relay disconnect <<<"$out"
+t_run "disconnect test program exits 0" test "$rc" -eq 0
 
 t_like "no QP left" '^$' sh -c 'rdma res show qp | grep -v "^$" || true'
 t_like "no cm_id left" '^$' sh -c 'rdma res show cm_id | grep -v "^$" || true'

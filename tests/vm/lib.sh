@@ -12,6 +12,7 @@
 #   t_barrier NAME [SECONDS]    two-VM rendezvous through the shared results dir
 #   setup_dummy                 dummy0 up with 198.51.100.1/24 (one-VM tests)
 #   rddp_counter NAME, rddp_counter_above NAME MIN   rddp0's device counters
+#   t_relay PREFIX              a program's TAP (stdin) as checks "PREFIX: NAME"
 #   t_mounted DIR               something is mounted on DIR
 #   perf_retry CMD...           CMD, again (3 runs at most) on perftest's handshake race
 #   t_listening BEFORE PID      wait for a new TCP listener (a server's rdma_cm listen)
@@ -123,6 +124,20 @@ rddp_counter() { /rddp/build/cmake/userspace/rddpctl/rddpctl -j stats rddp0 | jq
 rddp_counter_above() {
 	local v
 	v=$(rddp_counter "$1") && echo "$1 $v" && [ "$v" -gt "$2" ]
+}
+
+# t_relay PREFIX: a test program's TAP on stdin, each line a check of this
+# suite named "PREFIX: NAME"; comment lines are echoed.
+t_relay() {
+	local line name
+	while IFS= read -r line; do
+		name=$(sed -E 's/^(not )?ok [0-9]+ - //' <<<"$line")
+		case $line in
+		"ok "*) t_ok "$1: $name" ;;
+		"not ok "*) t_fail "$1: $name" ;;
+		"#"*) echo "$line" ;;
+		esac
+	done
 }
 
 # t_mounted DIR: something is mounted on DIR (busybox has no mountpoint).

@@ -16,14 +16,7 @@ t_run "verbs test program is built" test -x "$bin"
 # Relay the program's own TAP lines as checks of this suite.
 out=$("$bin" rddp0 2>&1)
 rc=$?
-while IFS= read -r line; do
-	name=$(sed -E 's/^(not )?ok [0-9]+ - //' <<<"$line")
-	case $line in
-	"ok "*) t_ok "verbs: $name" ;;
-	"not ok "*) t_fail "verbs: $name" ;;
-	"#"*) echo "$line" ;;
-	esac
-done <<<"$out"
+t_relay verbs <<<"$out"
 t_run "verbs test program exits 0" test "$rc" -eq 0
 
 no_resources() {

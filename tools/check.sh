@@ -100,9 +100,10 @@ vm() { # KERNEL TEST...
 }
 
 # The User-Mode Linux lane: the same scripts on UML's debug kernel (KASAN,
-# lockdep, kmemleak, KUnit), a boot in under a second and kernel code at
-# native speed, one CPU. Suites are named uml-debug-*.
-uml() { # TEST...
+# UBSAN, lockdep, KUnit; kmemleak is off there), a boot in under a second and
+# kernel code at native speed, one CPU. Suites are named uml-debug-*; `two`
+# is two instances joined by tools/vm/uml-wire.py (two-vm-check.sh).
+uml() { # TEST...|two
 	local t any=""
 	for t in "$@"; do
 		want "uml-debug-$(basename "$t" .sh)" && any=1
@@ -111,6 +112,12 @@ uml() { # TEST...
 	{ make -s kmod-uml-debug && make -s userspace; } >"$logdir/build-for-uml-debug.log" 2>&1 ||
 		{ tail -30 "$logdir/build-for-uml-debug.log"; rddp_die "build for UML tests failed"; }
 	for t in "$@"; do
+		if [ "$t" = two ]; then
+			# rddp at both ends: interop with siw stays in qemu
+			# (vm-*-two), where siw's guest boots Debian's kernel.
+			suite uml-debug-two bash tools/vm/two-vm-check.sh uml-debug smoke markers
+			continue
+		fi
 		suite "uml-debug-$(basename "$t" .sh)" bash tools/vm/run.sh --kernel uml-debug \
 			--timeout 600 --name "uml-debug-$(basename "$t" .sh)" \
 			--ko build/kmod-uml-debug/rddp.ko \
@@ -128,15 +135,18 @@ suite vm-stock-two bash tools/vm/two-vm-check.sh stock
 # kernel too, with kmemleak.
 uml_tests=(tests/vm/kunit.sh tests/vm/link.sh tests/vm/verbs.sh tests/vm/rdma.sh tests/vm/cm.sh
 	tests/vm/rddpctl.sh tests/vm/netns.sh)
-uml "${uml_tests[@]}"
+uml "${uml_tests[@]}" two
 if [ "${RDDP_CHECK_QEMU_DEBUG:-}" = all ]; then
 	vm debug "${uml_tests[@]}" tests/vm/ulp.sh
 else
 	vm debug tests/vm/rdma.sh tests/vm/ulp.sh
 fi
-# The same two-VM runs with rddp on the debug kernel (smoke and markers:
-# both guests; interop: siw's guest stays on Debian's kernel).
-suite vm-debug-two bash tools/vm/two-vm-check.sh debug
+# Interop and the ULPs across two qemu guests with rddp on the debug kernel
+# (siw's guest stays on Debian's kernel); smoke and markers (rddp at both
+# ends) run in uml-debug-two, and here too with RDDP_CHECK_QEMU_DEBUG=all.
+debug_two=(interop ulp-siw)
+[ "${RDDP_CHECK_QEMU_DEBUG:-}" = all ] && debug_two=()
+suite vm-debug-two bash tools/vm/two-vm-check.sh debug "${debug_two[@]}"
 
 echo
 echo "== summary ($(((SECONDS - start) / 60)) min $(((SECONDS - start) % 60)) s)"

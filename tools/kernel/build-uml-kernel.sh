@@ -8,7 +8,7 @@
 #   build-uml-kernel.sh debug   KASAN, UBSAN, lockdep, kmemleak, KUnit (tests)
 #   build-uml-kernel.sh plain   no debugging (benchmarks)
 #
-# The source is linux-source-6.1 with the two fixes of tools/kernel/uml/*.patch,
+# The source is linux-source-6.1 with the fixes of tools/kernel/uml/*.patch,
 # applied in a hard-linked copy so the shared source tree stays pristine.
 set -euo pipefail
 . "$(dirname "$0")/../lib.sh"

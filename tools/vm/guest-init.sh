@@ -50,6 +50,8 @@ if [ -n "$mhz" ] && ! grep -q '^cpu MHz' /proc/cpuinfo; then
 fi
 
 ip link set lo up
+# Under UML the link is the vector driver's vec0: the tests know it as eth0.
+[ -e /sys/class/net/vec0 ] && ip link set vec0 name eth0
 if [ -e /sys/class/net/eth0 ]; then
 	case $RDDP_ROLE in a) n=1 p=2 ;; *) n=2 p=1 ;; esac
 	export RDDP_LOCAL_IP=192.0.2.$n RDDP_PEER_IP=192.0.2.$p

@@ -69,7 +69,6 @@ for r in "${roles[@]}"; do
 	stock) bzimage[$r]=/boot/vmlinuz-$(rddp_stock_kver) ;;
 	debug) bzimage[$r]=$(bash "$RDDP_TOP/tools/kernel/build-debug-kernel.sh")/arch/x86/boot/bzImage ;;
 	uml-debug | uml)
-		[ "$topology" = one ] || rddp_die "User-Mode Linux runs one guest (--topology one)"
 		[[ $RDDP_TOP != *[[:space:]]* ]] || rddp_die "User-Mode Linux needs a path without spaces"
 		bzimage[$r]=$(bash "$RDDP_TOP/tools/kernel/build-uml-kernel.sh" \
 			"$([ "${gkernel[$r]}" = uml ] && echo plain || echo debug)")/linux
@@ -78,6 +77,13 @@ for r in "${roles[@]}"; do
 	esac
 	initrd[$r]=$(bash "$RDDP_TOP/tools/vm/mkinitramfs.sh" "${gkernel[$r]}")
 done
+
+# Two guests are both qemu guests or both UML instances: each kind has its
+# own link (a qemu socket netdev; tools/vm/uml-wire.py).
+if [ "$topology" = two ] && [ "${gkernel[a]%%-*}" != "${gkernel[b]%%-*}" ] &&
+	{ [[ ${gkernel[a]} == uml* ]] || [[ ${gkernel[b]} == uml* ]]; }; then
+	rddp_die "two guests are both User-Mode Linux or both qemu (${gkernel[a]}, ${gkernel[b]})"
+fi
 
 res="$RDDP_TOP/build/vm-results/$name"
 rm -rf "$res"
@@ -152,10 +158,20 @@ boot_qemu() {
 # and its control socket into the results. kmemleak is off: under UML 6.1 it
 # reports hundreds of objects per run that were freed or are still in use,
 # with or without rddp (Documentation/testing.md).
+#
+# Two instances are joined by tools/vm/uml-wire.py (it records the pcap):
+# each gets its end of the wire as descriptor 3, UML's vector driver sends
+# and receives its frames there (vec0, which guest-init names eth0).
 boot_uml() {
-	local r=$1
+	local r=$1 wire=()
 	mkdir -p "$res/uml-$r"
-	TMPDIR=/dev/shm timeout -k 10 $((timeout + 240)) "${bzimage[$r]}" \
+	if [ "$topology" = two ]; then
+		wire=(python3 "$RDDP_TOP/tools/vm/uml-wire.py" attach "$res" 3)
+		set -- "vec0:transport=fd,fd=3,mac=52:54:00:12:34:0$r"
+	else
+		set --
+	fi
+	TMPDIR=/dev/shm timeout -k 10 $((timeout + 240)) "${wire[@]}" "${bzimage[$r]}" "$@" \
 		mem="${RDDP_UML_MEM:-2G}" initrd="${initrd[$r]}" con0=null,fd:1 con=null \
 		uml_dir="$res/uml-$r" umid="rddp-$r" panic=-1 oops=panic kmemleak=off \
 		rddp_vm.role="$r" rddp_vm.kernel="${gkernel[$r]}" rddp_vm.timeout="$timeout" \
@@ -164,9 +180,29 @@ boot_uml() {
 		</dev/null >"$res/console-$r.log" 2>"$res/host-$r.log" &
 }
 
+# uml_wire: the wire between two UML instances, in the background, once it
+# listens (pid in wire_pid); 1 if it never does.
+uml_wire() {
+	local i
+	rm -f "$res/wire.sock"
+	python3 "$RDDP_TOP/tools/vm/uml-wire.py" serve "$res" "${pcap:-/dev/null}" \
+		2>"$res/host-wire.log" &
+	wire_pid=$!
+	for ((i = 0; i < 100; i++)); do
+		[ -S "$res/wire.sock" ] && return 0
+		sleep 0.1
+	done
+	link_down="uml-wire.py never listened: $(cat "$res/host-wire.log")"
+	return 1
+}
+
 # Boots the guests and waits for them; fills vm_rc. Returns 2 on a boot hang,
 # 3 when the guests' link never connected (both are killed then).
 launch() {
+	wire_pid=""
+	if [ "$topology" = two ] && [[ ${gkernel[a]} == uml* ]]; then
+		uml_wire || return 3
+	fi
 	for r in "${roles[@]}"; do
 		case ${gkernel[$r]} in
 		uml*) boot_uml "$r" ;;
@@ -177,11 +213,11 @@ launch() {
 		# refused connection: guest b then boots with a dead link. So b
 		# starts once a's qemu listens, and the run goes on only once the
 		# two are connected.
-		if [ "$topology" = two ] && [ "$r" = a ]; then
+		if [ "$topology" = two ] && [ "$r" = a ] && [ -z "$wire_pid" ]; then
 			wait_port listening "${pids[0]}" || true
 		fi
 	done
-	if [ "$topology" = two ] && ! wait_port established "${pids[1]}"; then
+	if [ "$topology" = two ] && [ -z "$wire_pid" ] && ! wait_port established "${pids[1]}"; then
 		for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
 		for p in "${pids[@]}"; do wait "$p" 2>/dev/null || true; done
 		link_down="qemu's link socket on 127.0.0.1:$port never connected: $(ss -Htan "( sport = :$port or dport = :$port )" | tr '\n' ';')"
@@ -213,6 +249,10 @@ launch() {
 		vm_rc+=("$rc")
 	done
 	[ "$show" = 1 ] && kill "$tailpid" 2>/dev/null
+	if [ -n "$wire_pid" ]; then
+		kill "$wire_pid" 2>/dev/null
+		wait "$wire_pid" 2>/dev/null
+	fi
 	if [ -n "$hung" ]; then
 		boot_hung=$hung
 		return 2

@@ -17,19 +17,45 @@
 # tshark decodes MPA/DDP/RDMAP (rpcordma disabled: its heuristic misreads
 # perftest payloads): no malformed frames, no "Bad CRC32", and what each run
 # must show on the wire. Last line: `vm-two: N passed, N failed, N skipped`.
+#
+# Usage: two-vm-check.sh stock|debug|uml-debug [RUN...]: the runs named
+# (default: all that the kernel has). Under User-Mode Linux (`uml-debug`)
+# the two instances are joined by tools/vm/uml-wire.py, which records the
+# pcap; siw's instance (b) boots the plain UML kernel with its own siw.ko.
+# The UML kernels have no ULP modules: ulp-* run in qemu only.
 set -uo pipefail
 # shellcheck source=tools/lib.sh
 . "$(dirname "$0")/../lib.sh"
 cd "$RDDP_TOP" || exit 1
 
 kernel=${1:-stock}
+[ $# -gt 0 ] && shift
 rddp=build/kmod-$kernel/rddp.ko
-# siw.ko for Debian's kernel, which the interop peer always boots. In the
-# smoke run guest b boots $kernel: the debug kernel has siw as a module of
-# its own, Debian's gets ours.
-siw_ko=$(bash tools/vm/build-siw.sh) || { echo "vm-two: 0 passed, 1 failed, 0 skipped"; exit 1; }
-siw=()
-[ "$kernel" = stock ] && siw=(--ko-b "$siw_ko")
+case $kernel in
+stock) runs=(smoke interop markers ulp-siw ulp-rddp) ;;
+debug) runs=(smoke interop markers ulp-siw) ;;
+uml-debug) runs=(smoke interop markers) ;;
+*) rddp_die "two-vm-check.sh stock|debug|uml-debug [RUN...]" ;;
+esac
+if [ $# -gt 0 ]; then
+	for r in "$@"; do
+		[[ " ${runs[*]} " == *" $r "* ]] || rddp_die "no run '$r' on $kernel (${runs[*]})"
+	done
+	runs=("$@")
+fi
+want() { [[ " ${runs[*]} " == *" $1 "* ]]; }
+# The interop peer: siw on Debian's kernel (tools/vm/build-siw.sh's siw.ko),
+# or on the plain UML kernel, which builds siw in tree. In the smoke run
+# guest b boots $kernel: the debug kernels have siw as a module of their
+# own, Debian's gets ours.
+siw=() peer=(--kernel-b stock)
+if [[ $kernel == uml* ]]; then
+	peer=(--kernel-b uml)
+else
+	siw_ko=$(bash tools/vm/build-siw.sh) || { echo "vm-two: 0 passed, 1 failed, 0 skipped"; exit 1; }
+	peer+=(--ko-b "$siw_ko")
+	[ "$kernel" = stock ] && siw=(--ko-b "$siw_ko")
+fi
 pass=0 fail=0 n=0
 check() { # OK? NAME
 	n=$((n + 1))
@@ -79,12 +105,14 @@ ts() { tshark -r "$pcap" --disable-protocol rpcordma -o tcp.try_heuristic_first:
 decode() { ts -V 2>/dev/null >"$pcap.txt"; }
 count() { grep -cE -- "$1" "$pcap.txt"; }
 
-run_two smoke tests/vm/smoke.sh --ko-a "$rddp" "${siw[@]}"
-for dir in "192.0.2.1 192.0.2.2" "192.0.2.2 192.0.2.1"; do
-	set -- $dir
-	c=$(ts -Y "icmp && ip.src==$1 && ip.dst==$2" 2>/dev/null | wc -l)
-	check "$([ "$c" -gt 0 ] && echo 1)" "smoke: pcap has ICMP from $1 to $2 ($c packets)"
-done
+if want smoke; then
+	run_two smoke tests/vm/smoke.sh --ko-a "$rddp" "${siw[@]}"
+	for dir in "192.0.2.1 192.0.2.2" "192.0.2.2 192.0.2.1"; do
+		set -- $dir
+		c=$(ts -Y "icmp && ip.src==$1 && ip.dst==$2" 2>/dev/null | wc -l)
+		check "$([ "$c" -gt 0 ] && echo 1)" "smoke: pcap has ICMP from $1 to $2 ($c packets)"
+	done
+fi
 
 wire_checks() { # NAME
 	local fpdus good bad malformed
@@ -99,87 +127,91 @@ wire_checks() { # NAME
 	check "$([ "$malformed" -eq 0 ] && echo 1)" "$1: no malformed frames ($malformed)"
 }
 
-# The siw guest (b) boots Debian's kernel whatever rddp's guest (a) boots:
-# on the debug kernel 6.1's siw itself triggers a lockdep report
-# (siw_qp_llp_data_ready takes sk_callback_lock with softirqs enabled),
-# which would fail that guest's kernel-log check. Guest a's check stays
-# strict: with `debug` rddp runs under KASAN, lockdep and kmemleak.
-run_two interop tests/vm/interop.sh --timeout 900 --kernel-b stock --ko-a "$rddp" --ko-b "$siw_ko"
-wire_checks interop
-# CRC off (mpa_crc=0 on rddp, siw's default): FPDUs without CRC.
-c=$(count 'CRC flag: False')
-check "$([ "$c" -gt 0 ] && echo 1)" "interop: MPA frames negotiating without CRC ($c)"
-c=$(ts -Y 'iwarp_mpa.rev == 1 && iwarp_mpa.rep' 2>/dev/null | wc -l)
-check "$([ "$c" -gt 0 ] && echo 1)" "interop: MPA revision-1 Replies on the wire ($c)"
+if want interop; then
+	# The siw guest (b) boots Debian's (or the plain UML) kernel whatever
+	# rddp's guest (a) boots: on the debug kernel 6.1's siw itself triggers a
+	# lockdep report (siw_qp_llp_data_ready takes sk_callback_lock with
+	# softirqs enabled), which would fail that guest's kernel-log check. Guest
+	# a's check stays strict: with `debug` rddp runs under KASAN, lockdep and
+	# kmemleak.
+	run_two interop tests/vm/interop.sh --timeout 900 "${peer[@]}" --ko-a "$rddp"
+	wire_checks interop
+	# CRC off (mpa_crc=0 on rddp, siw's default): FPDUs without CRC.
+	c=$(count 'CRC flag: False')
+	check "$([ "$c" -gt 0 ] && echo 1)" "interop: MPA frames negotiating without CRC ($c)"
+	c=$(ts -Y 'iwarp_mpa.rev == 1 && iwarp_mpa.rep' 2>/dev/null | wc -l)
+	check "$([ "$c" -gt 0 ] && echo 1)" "interop: MPA revision-1 Replies on the wire ($c)"
+fi
 
-run_two markers tests/vm/markers.sh --timeout 900 --ko "$rddp"
-# Wireshark's iwarp_mpa dissector follows a marker stream only from FPDUs
-# that start a TCP segment, and rddp batches FPDUs (MSG_MORE), so it decodes
-# a part of the FPDUs towards guest a (markers) and misreads some payload of
-# both directions as FPDUs (a ULPDU length of 49851 in a 1448-byte segment,
-# with a "Bad CRC32" to match); it also takes a segment to be one FPDU. The
-# checks therefore look only at segments towards a that tshark decodes as
-# exactly one FPDU: its length, pad, CRC and the markers inside add up to the
-# TCP payload (RFC 5044 §4.1, §4.3), no marker in it has FPDUPTR 0 (that
-# one starts the next FPDU, §4.3, but tshark reads it as this FPDU's CRC),
-# and the segment before did not end with such a marker (it belongs to this
-# FPDU and its CRC). In those, markers are validated and stripped and every
-# CRC must be good.
-exact=$(ts -Y "ip.dst == 192.0.2.1 && tcp.len > 0" \
-	-T fields -e frame.number -e tcp.stream -e tcp.len -e iwarp_mpa.ulpdulength \
-	-e iwarp_mpa.marker_fpduptr -e tcp.segments 2>/dev/null |
-	awk -F'\t' '{
-		# A segment ending with FPDUPTR 0 holds the next FPDU'"'"'s leading
-		# marker, which that FPDU'"'"'s CRC covers: tshark misses it there.
-		after_zero = zero[$2]; n = $5 == "" ? 0 : split($5, m, ",")
-		zero[$2] = n && m[n] == 0
-		if (after_zero || $6 != "" || $4 == "" || $4 ~ /,/) next
-		for (i = 1; i <= n; i++) if (m[i] == 0) next
-		len = $4 + 0
-		if (2 + len + (4 - (2 + len) % 4) % 4 + 4 + 4 * n == $3) print $1
-	}' | paste -sd, -)
-# Malformed: towards a only in the segments tshark can follow (elsewhere its
-# misreads of payload raise exceptions); towards b (no markers) anywhere,
-# except where tshark lost the FPDU boundaries and took payload for an FPDU:
-# seen once in ~10000 frames of a debug-kernel run, a 19703-byte "ULPDU"
-# read from perftest's data, with markers that do not flow that way and a
-# Bad CRC32. rddp's receiver checks every CRC (a bad one ends the run's
-# traffic with a Terminate, which markers.sh fails on), so such a frame is
-# tshark's misread, not rddp's wire.
-malformed=0
-for f in $(ts -Y "_ws.malformed && (ip.dst == 192.0.2.2${exact:+ || frame.number in {$exact}})" \
-	-T fields -e frame.number 2>/dev/null); do
-	ts -V -Y "frame.number == $f && ip.dst == 192.0.2.2" 2>/dev/null |
-		grep -q 'Bad CRC32' && continue
-	malformed=$((malformed + 1))
-done
-check "$([ "$malformed" -eq 0 ] && echo 1)" "markers: no malformed frames ($malformed)"
-in_exact() { # DISPLAY-FILTER: verbose decode of the exact frames matching it
-	[ -n "$exact" ] || return 0
-	ts -V -Y "frame.number in {$exact} && $1" 2>/dev/null
-}
-# How many FPDUs tshark can follow depends on how segments happen to align
-# (20 to 200 frames seen), so the checks ask for some, not for a number.
-c=$(in_exact iwarp_mpa.marker_fpduptr | grep -c '^Frame ')
-check "$([ "$c" -gt 0 ] && echo 1)" "markers: tshark finds markers in FPDUs towards guest a ($c frames)"
-c=$(in_exact iwarp_ddp_rdmap | grep -c '^Frame ')
-check "$([ "$c" -gt 0 ] && echo 1)" "markers: tshark decodes DDP/RDMAP behind them ($c frames)"
-good=$(in_exact iwarp_mpa | grep -c 'Good CRC32')
-bad=$(in_exact iwarp_mpa | grep -c 'Bad CRC32')
-check "$([ "$good" -gt 0 ] && [ "$bad" -eq 0 ] && echo 1)" \
-	"markers: CRCs towards guest a good ($good), none bad ($bad)"
-# RFC 6581 §9.1.1: between two rddp peers (revision 2, peer-to-peer) every
-# connection starts with the initiator's RTR, a zero-length RDMA Write (a
-# 14-octet ULPDU: the tagged DDP/RDMAP header alone).
-c=$(ts \
-	-Y 'iwarp_mpa.ulpdulength == 14 && iwarp_rdma.opcode == 0' 2>/dev/null | wc -l)
-check "$([ "$c" -gt 0 ] && echo 1)" "markers: connections start with a zero-length Write RTR ($c)"
+if want markers; then
+	run_two markers tests/vm/markers.sh --timeout 900 --ko "$rddp"
+	# Wireshark's iwarp_mpa dissector follows a marker stream only from FPDUs
+	# that start a TCP segment, and rddp batches FPDUs (MSG_MORE), so it decodes
+	# a part of the FPDUs towards guest a (markers) and misreads some payload of
+	# both directions as FPDUs (a ULPDU length of 49851 in a 1448-byte segment,
+	# with a "Bad CRC32" to match); it also takes a segment to be one FPDU. The
+	# checks therefore look only at segments towards a that tshark decodes as
+	# exactly one FPDU: its length, pad, CRC and the markers inside add up to the
+	# TCP payload (RFC 5044 §4.1, §4.3), no marker in it has FPDUPTR 0 (that
+	# one starts the next FPDU, §4.3, but tshark reads it as this FPDU's CRC),
+	# and the segment before did not end with such a marker (it belongs to this
+	# FPDU and its CRC). In those, markers are validated and stripped and every
+	# CRC must be good.
+	exact=$(ts -Y "ip.dst == 192.0.2.1 && tcp.len > 0" \
+		-T fields -e frame.number -e tcp.stream -e tcp.len -e iwarp_mpa.ulpdulength \
+		-e iwarp_mpa.marker_fpduptr -e tcp.segments 2>/dev/null |
+		awk -F'\t' '{
+			# A segment ending with FPDUPTR 0 holds the next FPDU'"'"'s leading
+			# marker, which that FPDU'"'"'s CRC covers: tshark misses it there.
+			after_zero = zero[$2]; n = $5 == "" ? 0 : split($5, m, ",")
+			zero[$2] = n && m[n] == 0
+			if (after_zero || $6 != "" || $4 == "" || $4 ~ /,/) next
+			for (i = 1; i <= n; i++) if (m[i] == 0) next
+			len = $4 + 0
+			if (2 + len + (4 - (2 + len) % 4) % 4 + 4 + 4 * n == $3) print $1
+		}' | paste -sd, -)
+	# Malformed: towards a only in the segments tshark can follow (elsewhere its
+	# misreads of payload raise exceptions); towards b (no markers) anywhere,
+	# except where tshark lost the FPDU boundaries and took payload for an FPDU:
+	# seen once in ~10000 frames of a debug-kernel run, a 19703-byte "ULPDU"
+	# read from perftest's data, with markers that do not flow that way and a
+	# Bad CRC32. rddp's receiver checks every CRC (a bad one ends the run's
+	# traffic with a Terminate, which markers.sh fails on), so such a frame is
+	# tshark's misread, not rddp's wire.
+	malformed=0
+	for f in $(ts -Y "_ws.malformed && (ip.dst == 192.0.2.2${exact:+ || frame.number in {$exact}})" \
+		-T fields -e frame.number 2>/dev/null); do
+		ts -V -Y "frame.number == $f && ip.dst == 192.0.2.2" 2>/dev/null |
+			grep -q 'Bad CRC32' && continue
+		malformed=$((malformed + 1))
+	done
+	check "$([ "$malformed" -eq 0 ] && echo 1)" "markers: no malformed frames ($malformed)"
+	in_exact() { # DISPLAY-FILTER: verbose decode of the exact frames matching it
+		[ -n "$exact" ] || return 0
+		ts -V -Y "frame.number in {$exact} && $1" 2>/dev/null
+	}
+	# How many FPDUs tshark can follow depends on how segments happen to align
+	# (20 to 200 frames seen), so the checks ask for some, not for a number.
+	c=$(in_exact iwarp_mpa.marker_fpduptr | grep -c '^Frame ')
+	check "$([ "$c" -gt 0 ] && echo 1)" "markers: tshark finds markers in FPDUs towards guest a ($c frames)"
+	c=$(in_exact iwarp_ddp_rdmap | grep -c '^Frame ')
+	check "$([ "$c" -gt 0 ] && echo 1)" "markers: tshark decodes DDP/RDMAP behind them ($c frames)"
+	good=$(in_exact iwarp_mpa | grep -c 'Good CRC32')
+	bad=$(in_exact iwarp_mpa | grep -c 'Bad CRC32')
+	check "$([ "$good" -gt 0 ] && [ "$bad" -eq 0 ] && echo 1)" \
+		"markers: CRCs towards guest a good ($good), none bad ($bad)"
+	# RFC 6581 §9.1.1: between two rddp peers (revision 2, peer-to-peer) every
+	# connection starts with the initiator's RTR, a zero-length RDMA Write (a
+	# 14-octet ULPDU: the tagged DDP/RDMAP header alone).
+	c=$(ts \
+		-Y 'iwarp_mpa.ulpdulength == 14 && iwarp_rdma.opcode == 0' 2>/dev/null | wc -l)
+	check "$([ "$c" -gt 0 ] && echo 1)" "markers: connections start with a zero-length Write RTR ($c)"
+fi
 # In-kernel ULPs across the link (no pcap checks: the runs are about data).
-run_two ulp-siw tests/vm/ulp-two.sh --timeout 900 --kernel-b stock --ko-a "$rddp" \
-	--ko-b "$siw_ko" -- siw
+want ulp-siw && run_two ulp-siw tests/vm/ulp-two.sh --timeout 900 "${peer[@]}" --ko-a "$rddp" -- siw
 # rddp at both ends runs on the debug kernel in one guest (vm-debug-ulp);
 # across the link only on Debian's, which keeps make check in its budget.
-[ "$kernel" = stock ] && run_two ulp-rddp tests/vm/ulp-two.sh --timeout 900 --ko "$rddp" -- rddp
+want ulp-rddp && run_two ulp-rddp tests/vm/ulp-two.sh --timeout 900 --ko "$rddp" -- rddp
 rm -f build/vm-results/two-"$kernel"-ulp-*.pcap
 rm -f build/vm-results/two-"$kernel"-*.pcap.txt
 

@@ -69,16 +69,26 @@ static struct rddp_mr *rddp_mr_alloc(struct ib_pd *pd, int access)
 	return mr;
 }
 
-/* Publishes a fully built MR under a new STag with the given key. */
+/*
+ * Publishes a fully built MR under a new STag with the given key. The index
+ * is random, not the next free one: a peer must not reach a remotely
+ * accessible MR by guessing (RFC 5041 §8.1; RFC 5040 §8 and RFC 5042 on STag
+ * guessing), so with the random key it has one chance in 2^32 per guess.
+ * The search for a free slot starts at a random index and takes the first
+ * free one from there (wrapping): with at most RDDP_MAX_MR of 2^24 slots in
+ * use, that is nearly always the random index itself. Lookups stay
+ * xa_load()s; the cost is memory, about one xarray node per MR.
+ */
 static int rddp_mr_publish(struct rddp_mr *mr, u8 key)
 {
 	struct rddp_device *rdev = mr->rdev;
+	u32 next = get_random_u32_inclusive(1, RDDP_STAG_INDEX_MAX);
 	u32 idx;
 	int ret;
 
 	ret = xa_alloc_cyclic(&rdev->mr_xa, &idx, mr,
-			      XA_LIMIT(1, RDDP_STAG_INDEX_MAX),
-			      &rdev->next_stag_idx, GFP_KERNEL);
+			      XA_LIMIT(1, RDDP_STAG_INDEX_MAX), &next,
+			      GFP_KERNEL);
 	if (ret < 0)
 		return ret == -EBUSY ? -ENOMEM : ret;
 	mr->base.lkey = (idx << 8) | key;
@@ -168,7 +178,11 @@ struct ib_mr *rddp_reg_user_mr(struct ib_pd *pd, u64 start, u64 len,
 	ret = rddp_mr_build_pages(mr);
 	if (ret)
 		goto err_free;
-	ret = rddp_mr_publish(mr, ureq.stag_key);
+	/*
+	 * libsiw always asks for key 0: that means "any", and the key is
+	 * random too (see rddp_mr_publish()). A consumer's own key is kept.
+	 */
+	ret = rddp_mr_publish(mr, ureq.stag_key ?: get_random_u8());
 	if (ret)
 		goto err_free;
 

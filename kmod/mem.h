@@ -3,9 +3,10 @@
  * rddp memory objects: protection domains, memory regions and STags.
  *
  * STag layout (RFC 5040 section 2.4 leaves it to the RNIC): the upper 24 bits
- * index rddp_device.mr_xa, the low 8 bits are the consumer-owned key
- * (siw_ureq_reg_mr.stag_key from user space, random for kernel MRs). The lkey
- * and the rkey of an MR are the same STag.
+ * index rddp_device.mr_xa, chosen at random (rddp_mr_publish()), the low 8
+ * bits are the consumer-owned key (siw_ureq_reg_mr.stag_key from user space,
+ * random when that is 0, as libsiw always sends; random for kernel MRs). The
+ * lkey and the rkey of an MR are the same STag.
  *
  * Lifetime of struct rddp_mr:
  *  - allocated by get_dma_mr/reg_user_mr with one reference (mr->ref) owned

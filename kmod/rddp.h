@@ -134,13 +134,13 @@ struct rddp_device {
 	/*
 	 * QPN -> struct rddp_qp and STag index -> struct rddp_mr (queues.h and
 	 * mem.h give the lookup rules). The xarrays' own locks serialise
-	 * updates; readers use RCU plus the objects' refcounts. next_qpn and
-	 * next_stag_idx are the xa_alloc_cyclic() cursors, under those locks.
+	 * updates; readers use RCU plus the objects' refcounts. next_qpn is
+	 * the xa_alloc_cyclic() cursor of qp_xa, under its lock. STag indices
+	 * are random (mem.c), so mr_xa has no cursor.
 	 */
 	struct xarray qp_xa;
 	u32 next_qpn;
 	struct xarray mr_xa;
-	u32 next_stag_idx;
 };
 
 struct rddp_ucontext {

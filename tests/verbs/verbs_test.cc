@@ -9,12 +9,14 @@
 #include <infiniband/verbs.h>
 #include <poll.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -221,6 +223,31 @@ int main(int argc, char** argv) {
               "registered " + std::to_string(mrs.size() + 1) + ": " + std::strerror(err));
     Mr over(ibv_reg_mr(pd.get(), buf.data(), 4096, 0));
     tap.Fails(over, errno, ENOMEM, "MR beyond max_mr fails with ENOMEM");
+    // RFC 5041 §8.1, RFC 5040 §8, RFC 5042: a peer must not guess a valid STag.
+    // Sequential indices with libsiw's key 0 (0x100, 0x200, ...) hand every
+    // remotely accessible MR to the first guesses; random ones spread over
+    // the 24-bit index space and take all 256 keys.
+    std::set<uint32_t> stags;
+    std::set<uint32_t> keys;
+    size_t adjacent = 0;
+    uint32_t lo = UINT32_MAX;
+    uint32_t hi = 0;
+    for (size_t i = 0; i < mrs.size(); i++) {
+      const uint32_t stag = mrs[i]->rkey;
+      stags.insert(stag);
+      keys.insert(stag & 0xff);
+      lo = std::min(lo, stag >> 8);
+      hi = std::max(hi, stag >> 8);
+      if (i > 0 && (stag >> 8) == (mrs[i - 1]->rkey >> 8) + 1) adjacent++;
+    }
+    tap.Check(stags.size() == mrs.size(), "every registered MR has its own STag");
+    tap.Check(adjacent * 100 < mrs.size() && hi - lo > (1U << 23),
+              "STag indexes are not sequential but spread over 24 bits",
+              std::to_string(adjacent) + " of " + std::to_string(mrs.size()) +
+                  " follow their predecessor; indexes " + std::to_string(lo) + ".." +
+                  std::to_string(hi));
+    tap.Check(keys.size() > 200, "STag keys are random though libsiw asks for key 0",
+              std::to_string(keys.size()) + " distinct keys");
   }
 
   // ---- CQs ----

@@ -18,7 +18,7 @@
 
 enum rddp_rx_target {
 	RDDP_RX_NONE,
-	RDDP_RX_TAGGED,		/* Write or Read Response into rx_sg */
+	RDDP_RX_TAGGED,		/* Write or Read Response into rx_tsg */
 	RDDP_RX_SEND,		/* Send into the receive buffer */
 	RDDP_RX_SMALL,		/* Read Request or Terminate into rx_small */
 	RDDP_RX_DISCARD,	/* zero-length RTR Send */
@@ -47,41 +47,66 @@ static enum rddp_err rddp_rx_mr_err(int err, bool rdmap)
 static int rddp_rx_fail(struct rddp_stream *s, enum rddp_err err,
 			const u8 *rreq)
 {
+	rddp_sg_release(&s->rx_tsg);
 	rddp_sg_release(&s->rx_sg);
 	rddp_stream_error(s, err, s->rx_raw_hdr, s->rx_hdr.hdr_len,
 			  s->rx_seg_len, rreq);
 	return -1;
 }
 
+/*
+ * A Read Response segment against the Read at the head of the ORQ (RFC 5040
+ * §5.4: responses arrive in request order). The response fills the sink
+ * [sink_to, sink_to + size) front to back (RFC 5040 §4.5: the Data Source
+ * sends the requested bytes in order; RFC 5041 §7.2 base/bounds): each
+ * segment must start where the previous one ended and the last one must end
+ * at the sink's end, or the Read would complete over bytes never received.
+ */
+static enum rddp_err rddp_rx_read_resp_check(struct rddp_stream *s, u32 len)
+{
+	struct rddp_hdr *h = &s->rx_hdr;
+	struct rddp_read *o = NULL;
+	enum rddp_err err;
+
+	spin_lock(&s->lock);
+	if (s->orq_get != s->orq_put)
+		o = rddp_orq_slot(s, s->orq_get);
+	spin_unlock(&s->lock);
+	if (!o)
+		return RDDP_ERR_RDMAP_O_OPCODE;
+	if (h->stag != o->req.sink_stag)
+		return RDDP_ERR_DDP_T_INVALID_STAG;
+	err = rddp_ddp_check_tagged(h->to, len, o->req.sink_to, o->req.size,
+				    false);
+	if (err)
+		return err;
+	/* The head slot is RX's until orq_get moves past it. */
+	if (h->to != o->req.sink_to + o->resp_len ||
+	    (h->last && o->resp_len + len != o->req.size))
+		return RDDP_ERR_DDP_T_BASE_BOUNDS;
+	o->resp_len += len;
+	return RDDP_ERR_NONE;
+}
+
 static int rddp_rx_tagged(struct rddp_stream *s, u32 len)
 {
 	struct rddp_hdr *h = &s->rx_hdr;
 	struct rddp_qp *qp = s->qp;
-	struct rddp_read *o = NULL;
 	enum rddp_err err;
 	int access = IB_ACCESS_REMOTE_WRITE;
 	int ret;
 
 	if (h->opcode == RDDP_OP_READ_RESP) {
-		/* RFC 5040 §5.4: responses arrive in request order. */
-		spin_lock(&s->lock);
-		if (s->orq_get != s->orq_put)
-			o = rddp_orq_slot(s, s->orq_get);
-		spin_unlock(&s->lock);
-		if (!o)
-			return rddp_rx_fail(s, RDDP_ERR_RDMAP_O_OPCODE, NULL);
-		if (h->stag != o->req.sink_stag)
-			return rddp_rx_fail(s, RDDP_ERR_DDP_T_INVALID_STAG, NULL);
-		err = rddp_ddp_check_tagged(h->to, len, o->req.sink_to,
-					    o->req.size, false);
+		err = rddp_rx_read_resp_check(s, len);
 		if (err)
 			return rddp_rx_fail(s, err, NULL);
 		access = IB_ACCESS_LOCAL_WRITE;
 	}
 	s->rx_target = RDDP_RX_TAGGED;
+	rddp_sg_init(&s->rx_tsg);
 	if (!len)
 		return 0;	/* nothing to place: no buffer is validated */
-	ret = rddp_sg_add(&s->rx_sg, qp->rdev, h->stag, qp->base.pd, access,
+	ret = rddp_sg_add(&s->rx_tsg, qp->rdev, h->stag, qp->base.pd, access,
 			  h->to, len);
 	if (ret)
 		return rddp_rx_fail(s, rddp_rx_mr_err(ret, false), NULL);
@@ -180,6 +205,9 @@ static int rddp_rx_payload(void *ctx, const u8 *data, u32 len)
 
 	switch (s->rx_target) {
 	case RDDP_RX_TAGGED:
+		if (rddp_sg_copy_in(&s->rx_tsg, data, len))
+			return rddp_rx_fail(s, RDDP_ERR_DDP_CATASTROPHIC, NULL);
+		return 0;
 	case RDDP_RX_SEND:
 		if (rddp_sg_copy_in(&s->rx_sg, data, len))
 			return rddp_rx_fail(s, RDDP_ERR_DDP_CATASTROPHIC, NULL);
@@ -366,7 +394,7 @@ static int rddp_rx_fpdu_done(void *ctx)
 	}
 	switch (s->rx_target) {
 	case RDDP_RX_TAGGED:
-		rddp_sg_release(&s->rx_sg);
+		rddp_sg_release(&s->rx_tsg);
 		if (h->opcode == RDDP_OP_READ_RESP && h->last)
 			return rddp_rx_read_resp_done(s);
 		return 0;
@@ -425,6 +453,7 @@ static int rddp_rx_actor(read_descriptor_t *desc, struct sk_buff *skb,
 		pr_info_ratelimited("rddp: QP %u: %s at stream offset %u (ULPDU length %u)\n",
 				    s->qp->base.qp_num, rddp_mpa_err_names[ret],
 				    s->rx_mpa.pos, s->rx_mpa.ulpdu_len);
+		rddp_sg_release(&s->rx_tsg);
 		rddp_sg_release(&s->rx_sg);
 		rddp_stat_inc(s->qp->rdev, ret == RDDP_MPA_ERR_CRC ?
 					   RDDP_STAT_RX_CRC_ERRORS :
@@ -476,6 +505,7 @@ void rddp_rx_drain(struct rddp_stream *s)
 /* Stream stop: the receive being filled ends with a flush error. */
 void rddp_rx_flush(struct rddp_stream *s)
 {
+	rddp_sg_release(&s->rx_tsg);
 	rddp_sg_release(&s->rx_sg);
 	if (s->rx_rqe_valid) {
 		s->rx_rqe_valid = false;

@@ -383,6 +383,7 @@ static void rddp_tx_push_orq(struct rddp_stream *s, const struct rddp_read_req *
 	o->req = *r;
 	o->rtr = rtr;
 	o->inval_stag = 0;
+	o->resp_len = 0;
 	if (!rtr && s->tx_sqe.opcode == SIW_OP_READ_LOCAL_INV)
 		o->inval_stag = s->tx_sqe.sge[0].lkey;
 	if (!rtr) {

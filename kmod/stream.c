@@ -51,6 +51,7 @@ struct rddp_stream *rddp_stream_alloc(struct rddp_qp *qp,
 	atomic_set(&s->term_set, 0);
 	rddp_sg_init(&s->tx_sg);
 	rddp_sg_init(&s->rx_sg);
+	rddp_sg_init(&s->rx_tsg);
 	/* RFC 5041 §5.1: the first message on each queue has MSN 1. */
 	for (i = 0; i < RDDP_QN_MAX; i++) {
 		s->tx_msn[i] = 1;

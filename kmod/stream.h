@@ -56,6 +56,7 @@ struct rddp_read {
 	u32 sqw;		/* ORQ: the Read WQE's sqw index */
 	u32 inval_stag;		/* ORQ: Read with local invalidate, else 0 */
 	bool rtr;		/* ORQ: a zero-length RTR Read, no WQE */
+	u32 resp_len;		/* ORQ head: response bytes received (RX) */
 };
 
 /*
@@ -209,10 +210,16 @@ struct rddp_stream {
 	u8 rx_raw_hdr[RDDP_DDP_UNTAGGED_HDR_LEN];
 	u32 rx_seg_len;
 	u8 rx_target;		/* enum rddp_rx_target (qp_rx.c) */
+	/*
+	 * Untagged and tagged placement have a context each: a tagged segment
+	 * that arrives between two segments of a Send is placed through
+	 * rx_tsg and leaves the Send's rx_sg and cursor alone.
+	 */
+	struct rddp_sg rx_tsg;	/* the tagged sink of the current segment */
 	/* untagged Send being received */
 	bool rx_rqe_valid;
 	struct siw_rqe rx_rqe;
-	struct rddp_sg rx_sg;	/* receive buffer, or the tagged sink */
+	struct rddp_sg rx_sg;	/* the receive buffer */
 	u32 rx_msn[RDDP_QN_MAX];	/* expected MSN per queue */
 	u32 rx_msg_len;		/* Send bytes placed so far */
 	/* small untagged messages (Read Request, Terminate) collected here */

@@ -1,0 +1,27 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# A hostile peer against rddp (tests/verbs/hostile_test.cc): a TCP socket
+# speaking MPA through rddp's protocol core sends crafted segments to a
+# librdmacm server on rddp0 in the same process; each case checks the
+# Terminate the RFCs prescribe, the server's QP state and completions, and
+# the guard bytes around every buffer. With mpa_crc=1 (the default) and
+# again with mpa_crc=0. Afterwards nothing is left and rddp unloads.
+set -u
+. "$(dirname "$0")/lib.sh"
+
+ip=198.51.100.1
+bin=/rddp/build/cmake/tests/verbs/rddp_hostile
+t_run "hostile peer program is built" test -x "$bin"
+setup_dummy
+for crc in 1 0; do
+	t_run "modprobe rddp mpa_crc=$crc" modprobe rddp mpa_crc=$crc
+	t_run "rdma link add rddp0" rdma link add rddp0 type rddp netdev dummy0
+	out=$(timeout 600 "$bin" $ip 2>&1)
+	rc=$?
+	t_relay "crc=$crc" <<<"$out"
+	t_run "crc=$crc: hostile peer program exits 0" test "$rc" -eq 0
+	t_like "crc=$crc: no QP left" '^$' sh -c 'rdma res show qp | grep -v "^$" || true'
+	t_like "crc=$crc: no cm_id left" '^$' sh -c 'rdma res show cm_id | grep -v "^$" || true'
+	t_run "crc=$crc: rdma link delete" rdma link delete rddp0
+	t_run "crc=$crc: rmmod rddp" rmmod rddp
+done

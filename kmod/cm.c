@@ -722,9 +722,10 @@ static void rddp_cep_setup_event(struct rddp_cep *cep, unsigned long ev)
 			return;
 		}
 		if (ret > 0)
-			pr_info("rddp: bad MPA %s: %s\n",
-				cep->active ? "Reply" : "Request",
-				rddp_mpa_frame_err_names[ret]);
+			/* The peer writes this line: rate-limited. */
+			pr_info_ratelimited("rddp: bad MPA %s: %s\n",
+					    cep->active ? "Reply" : "Request",
+					    rddp_mpa_frame_err_names[ret]);
 		rddp_cep_fail(cep, ret < 0 ? ret : -ECONNREFUSED);
 		return;
 	case RDDP_CEP_AWAIT_ACCEPT:

@@ -43,14 +43,18 @@ static enum rddp_err rddp_rx_mr_err(int err, bool rdmap)
 	}
 }
 
-/* Report @err for the segment being received and stop reading. */
+/*
+ * Report @err for the segment being received and stop reading. The
+ * Terminate's DDP Segment Length is the length of that segment's ULPDU,
+ * header included (RFC 5040 §4.8).
+ */
 static int rddp_rx_fail(struct rddp_stream *s, enum rddp_err err,
 			const u8 *rreq)
 {
 	rddp_sg_release(&s->rx_tsg);
 	rddp_sg_release(&s->rx_sg);
 	rddp_stream_error(s, err, s->rx_raw_hdr, s->rx_hdr.hdr_len,
-			  s->rx_seg_len, rreq);
+			  s->rx_hdr.hdr_len + s->rx_seg_len, rreq);
 	return -1;
 }
 
@@ -153,6 +157,34 @@ static int rddp_rx_send(struct rddp_stream *s, u32 len)
 	return 0;
 }
 
+/*
+ * RFC 6581 §9.1.1: the responder's first FPDU must be the zero-length RTR
+ * message it selected in its Reply: a Send (the first Send message, MSN 1),
+ * an RDMA Write, or a Read Request (its size, zero, is checked once its
+ * payload is in: rddp_rx_read_req()). Anything else is "no matching RTR"
+ * (RFC 6581 §3.2, Terminate LLP code 0x07); a Send that is not the RTR
+ * never consumes a receive.
+ */
+static bool rddp_rx_is_rtr(const struct rddp_stream *s, u32 payload_len)
+{
+	const struct rddp_hdr *h = &s->rx_hdr;
+
+	switch (s->p.rtr) {
+	case RDDP_MPA_RTR_SEND:
+		return !h->tagged && h->opcode == RDDP_OP_SEND && h->last &&
+		       !payload_len && !h->mo &&
+		       h->msn == s->rx_msn[RDDP_QN_SEND];
+	case RDDP_MPA_RTR_WRITE:
+		return h->tagged && h->opcode == RDDP_OP_WRITE && h->last &&
+		       !payload_len;
+	case RDDP_MPA_RTR_READ:
+		return !h->tagged && h->opcode == RDDP_OP_READ_REQ &&
+		       h->qn == RDDP_QN_READ_REQ;
+	default:
+		return false;
+	}
+}
+
 /* Deframer: a segment's header (not yet CRC-checked). */
 static int rddp_rx_header(void *ctx, const u8 *raw, u32 hdr_len,
 			  u32 payload_len)
@@ -169,15 +201,18 @@ static int rddp_rx_header(void *ctx, const u8 *raw, u32 hdr_len,
 	if (err)
 		return rddp_rx_fail(s, err, NULL);
 
-	if (s->rx_rtr_pending && !payload_len &&
-	    ((s->p.rtr == RDDP_MPA_RTR_SEND && h->qn == RDDP_QN_SEND &&
-	      !h->tagged) ||
-	     (s->p.rtr == RDDP_MPA_RTR_WRITE && h->opcode == RDDP_OP_WRITE))) {
-		/* RFC 6581 §9.1.1: the zero-length RTR message */
-		if (!h->tagged)
-			s->rx_msn[RDDP_QN_SEND]++;
-		s->rx_target = RDDP_RX_DISCARD;
-		return 0;
+	if (s->rx_rtr_pending) {
+		if (!rddp_rx_is_rtr(s, payload_len))
+			return rddp_rx_fail(s, RDDP_ERR_LLP_NO_MATCHING_RTR,
+					    NULL);
+		if (s->p.rtr != RDDP_MPA_RTR_READ) {
+			/* nothing to place, no receive consumed */
+			if (!h->tagged)
+				s->rx_msn[RDDP_QN_SEND]++;
+			s->rx_target = RDDP_RX_DISCARD;
+			return 0;
+		}
+		/* a zero-length Read Request: answered as any other */
 	}
 
 	if (h->tagged)
@@ -223,7 +258,8 @@ static int rddp_rx_payload(void *ctx, const u8 *data, u32 len)
 	}
 }
 
-static int rddp_rx_read_req(struct rddp_stream *s)
+/* A Read Request is in; @rtr: it is the first FPDU of a Read-RTR stream. */
+static int rddp_rx_read_req(struct rddp_stream *s, bool rtr)
 {
 	struct rddp_qp *qp = s->qp;
 	struct rddp_read_req r;
@@ -234,6 +270,9 @@ static int rddp_rx_read_req(struct rddp_stream *s)
 	if (s->rx_small_len != RDDP_RDMAP_RREQ_LEN)
 		return rddp_rx_fail(s, RDDP_ERR_RDMAP_O_UNSPECIFIED, NULL);
 	rddp_read_req_parse(s->rx_small, &r);
+	if (rtr && r.size)	/* a Read RTR reads nothing */
+		return rddp_rx_fail(s, RDDP_ERR_LLP_NO_MATCHING_RTR,
+				    s->rx_small);
 	s->rx_msn[RDDP_QN_READ_REQ]++;
 	/* A zero-length Read (e.g. the RFC 6581 RTR) names no buffer. */
 	if (r.size) {
@@ -279,15 +318,17 @@ static int rddp_rx_terminate(struct rddp_stream *s)
 		s->term_rx.valid = true;
 		rddp_stream_term_account(s, true, &s->term_rx);
 	}
+	/* The peer writes these lines: rate-limited. */
 	if (err)
-		pr_info("rddp: QP %u: malformed Terminate received\n",
-			s->qp->base.qp_num);
+		pr_info_ratelimited("rddp: QP %u: malformed Terminate received\n",
+				    s->qp->base.qp_num);
 	else
-		pr_info("rddp: QP %u: Terminate received: layer %u type %u code 0x%02x (%s)\n",
-			s->qp->base.qp_num, t.layer, t.etype, t.ecode,
-			rddp_term_to_err(&t) < RDDP_ERR_MAX ?
-				rddp_errors[rddp_term_to_err(&t)].name :
-				"unknown");
+		pr_info_ratelimited("rddp: QP %u: Terminate received: layer %u type %u code 0x%02x (%s)\n",
+				    s->qp->base.qp_num, t.layer, t.etype,
+				    t.ecode,
+				    rddp_term_to_err(&t) < RDDP_ERR_MAX ?
+				    rddp_errors[rddp_term_to_err(&t)].name :
+				    "unknown");
 	/* RFC 5040 §5.3: the stream is over; no Terminate in return. */
 	rddp_stream_error(s, RDDP_ERR_NONE, NULL, 0, 0, NULL);
 	return -1;
@@ -416,7 +457,7 @@ static int rddp_rx_fpdu_done(void *ctx)
 	case RDDP_RX_SMALL:
 		if (h->qn == RDDP_QN_TERMINATE)
 			return rddp_rx_terminate(s);
-		return rddp_rx_read_req(s);
+		return rddp_rx_read_req(s, rtr);
 	default:
 		return 0;
 	}

@@ -77,6 +77,7 @@ constexpr TermWant kDdpInvalidMo{1, 2, 0x04};
 constexpr TermWant kDdpTooLong{1, 2, 0x05};
 constexpr TermWant kRdmapUnexpectedOpcode{0, 2, 0x06};
 constexpr TermWant kLlpCrc{2, 0, 0x02};
+constexpr TermWant kLlpNoMatchingRtr{2, 0, 0x07};
 
 uint64_t Addr(const void* p) { return reinterpret_cast<uintptr_t>(p); }
 
@@ -205,15 +206,15 @@ class Peer {
     return fd_ >= 0 && connect(fd_, reinterpret_cast<const sockaddr*>(&to), sizeof(to)) == 0;
   }
   // RFC 5044 §7.1.1 / RFC 6581 §9.1.1: a revision-2 Request with CRC,
-  // peer-to-peer, IRD = ORD = 4 and every RTR kind offered.
-  bool SendRequest() {
+  // peer-to-peer, IRD = ORD = 4 and the RTR kinds @rtr offered.
+  bool SendRequest(uint8_t rtr) {
     rddp_mpa_frame f{};
     f.type = RDDP_MPA_REQUEST;
     f.rev = 2;
     f.crc = true;
     f.enhanced = true;
     f.p2p = true;
-    f.rtr = RDDP_MPA_RTR_ALL;
+    f.rtr = rtr;
     f.ird = 4;
     f.ord = 4;
     uint8_t buf[RDDP_MPA_FRAME_MAX];
@@ -243,6 +244,7 @@ class Peer {
   bool Send(const rddp_hdr& h, const uint8_t* payload, uint32_t len) {
     uint8_t hdr[RDDP_DDP_UNTAGGED_HDR_LEN];
     uint32_t hl = rddp_hdr_build(&h, hdr);
+    last_ulpdu_ = hl + len;
     auto f = std::make_unique<rddp_fpdu>();
     if (rddp_fpdu_build(&tx_, f.get(), hdr, hl, payload, len)) return false;
     std::vector<uint8_t> wire;
@@ -257,6 +259,8 @@ class Peer {
     return Send(h, payload.data(), static_cast<uint32_t>(payload.size()));
   }
   void CorruptNextCrc(bool on) { corrupt_crc_ = on; }
+  // The ULPDU length (DDP header and payload) of the last FPDU sent.
+  uint32_t LastUlpdu() const { return last_ulpdu_; }
 
   // Collects FPDUs until @stop says enough, the stream closes, or @ms pass.
   Received Collect(int ms, const std::function<bool(const Received&)>& stop) {
@@ -346,6 +350,7 @@ class Peer {
   int fd_ = -1;
   bool crc_ = true;
   bool corrupt_crc_ = false;
+  uint32_t last_ulpdu_ = 0;
   rddp_mpa_rx rx_{};
   rddp_mpa_tx tx_{};
   std::vector<uint8_t> pending_;
@@ -403,8 +408,9 @@ class Harness {
 
   // A fresh connection: the peer's Request, the victim's accept with
   // receives posted, the Reply, the RTR the Reply selected, ESTABLISHED.
-  bool Connect(Peer& p, Victim& v, const std::string& name) {
-    if (!p.Connect(to_) || !p.SendRequest())
+  // With @send_rtr false the case sends the RTR (or what stands for it).
+  bool Connect(Peer& p, Victim& v, const std::string& name, uint8_t offer, bool send_rtr) {
+    if (!p.Connect(to_) || !p.SendRequest(offer))
       return tap.Check(false, name + ": TCP connect and MPA Request", std::strerror(errno));
     CmEvent ev = NextEvent(ch_, kTimeoutMs);
     if (!ev || ev->event != RDMA_CM_EVENT_CONNECT_REQUEST)
@@ -443,6 +449,12 @@ class Harness {
     rddp_mpa_frame reply{};
     if (!p.ReadReply(&reply) || reply.reject)
       return tap.Check(false, name + ": an MPA Reply accepting the Request");
+    // rddp reports the connection established once it has sent its Reply.
+    ev = NextEvent(ch_, kTimeoutMs);
+    if (!ev || ev->event != RDMA_CM_EVENT_ESTABLISHED)
+      return tap.Check(false, name + ": connection established");
+    rtr_ = reply.rtr;
+    if (!send_rtr) return true;
     // RFC 6581 §9.1.1: the Initiator sends the RTR the Reply selected.
     bool ok = true;
     if (reply.rtr & RDDP_MPA_RTR_WRITE) {
@@ -454,12 +466,11 @@ class Harness {
       return tap.Check(false, name + ": the Reply selects a Write or Send RTR",
                        "RTR bits " + Hex(reply.rtr));
     }
-    ev = NextEvent(ch_, kTimeoutMs);
-    if (!ok || !ev || ev->event != RDMA_CM_EVENT_ESTABLISHED)
-      return tap.Check(false, name + ": connection established after the RTR");
+    if (!ok) return tap.Check(false, name + ": send the RTR", std::strerror(errno));
     return true;
   }
   uint32_t SendMsn() const { return send_msn_; }
+  uint8_t Rtr() const { return rtr_; }
   void ResetMsn() { send_msn_ = 1; }
   // Events left over (DISCONNECTED) are acknowledged and dropped.
   void Drain() {
@@ -474,6 +485,7 @@ class Harness {
   ibv_pd* pd_ = nullptr;
   sockaddr_in to_{};
   uint32_t send_msn_ = 1;
+  uint8_t rtr_ = 0;
 };
 
 std::string TermStr(const Received& r) {
@@ -500,6 +512,10 @@ void ExpectTerminate(const std::string& name, Peer& p, Victim& v, TermWant want,
     tap.Check(r.term->d && (r.term->ddp_hdr_len == RDDP_DDP_TAGGED_HDR_LEN ||
                             r.term->ddp_hdr_len == RDDP_DDP_UNTAGGED_HDR_LEN),
               name + ": the Terminate copies the offending DDP header (RFC 5040 §4.8)");
+    tap.Check(r.term->m && r.term->seg_len == p.LastUlpdu(),
+              name + ": its DDP Segment Length is the segment's ULPDU length (RFC 5040 §4.8)",
+              "M " + std::to_string(r.term->m) + ", length " + std::to_string(r.term->seg_len) +
+                  ", sent " + std::to_string(p.LastUlpdu()));
   }
   tap.Check(v.WaitState(IBV_QPS_ERR, kTimeoutMs), name + ": the victim's QP is in ERROR");
   std::vector<ibv_wc> wcs = v.Poll(kRecvs, kTimeoutMs);
@@ -514,6 +530,8 @@ void ExpectTerminate(const std::string& name, Peer& p, Victim& v, TermWant want,
 struct Case {
   const char* name;
   std::function<void(const std::string&, Harness&, Peer&, Victim&)> run;
+  uint8_t offer = RDDP_MPA_RTR_ALL;  // RTR kinds the Request offers
+  bool send_rtr = true;              // false: the case sends what stands for it
 };
 
 const std::vector<Case>& Cases() {
@@ -643,6 +661,55 @@ const std::vector<Case>& Cases() {
          p.CorruptNextCrc(false);
          ExpectTerminate(n, p, v, kLlpCrc, false);
        }},
+      // RFC 6581 §3.2, §9.1.1: the Responder's first FPDU must be the
+      // zero-length RTR message its Reply selected.
+      {"RFC 6581 §3.2 a Send where the Write RTR is due",
+       [](const std::string& n, Harness&, Peer& p, Victim& v) {
+         p.Send(Untagged(RDDP_OP_SEND, 1, 0, true), Pattern(16, 5));
+         ExpectTerminate(n, p, v, kLlpNoMatchingRtr, false);
+       },
+       RDDP_MPA_RTR_WRITE, false},
+      {"RFC 6581 §3.2 a zero-length Send where the Write RTR is due",
+       [](const std::string& n, Harness&, Peer& p, Victim& v) {
+         p.Send(Untagged(RDDP_OP_SEND, 1, 0, true), nullptr, 0);
+         ExpectTerminate(n, p, v, kLlpNoMatchingRtr, false);
+       },
+       RDDP_MPA_RTR_WRITE, false},
+      {"RFC 6581 §3.2 a Write RTR carrying data",
+       [](const std::string& n, Harness&, Peer& p, Victim& v) {
+         p.Send(Tagged(RDDP_OP_WRITE, v.target_mr->rkey, Addr(v.target->Data()), true),
+                Pattern(16, 5));
+         ExpectTerminate(n, p, v, kLlpNoMatchingRtr, false);
+         tap.Check(
+             std::all_of(v.target->Data(), v.target->Data() + 16, [](uint8_t b) { return b == 0; }),
+             n + ": nothing placed");
+       },
+       RDDP_MPA_RTR_WRITE, false},
+      {"RFC 6581 §3.2 a Send RTR with the wrong MSN",
+       [](const std::string& n, Harness&, Peer& p, Victim& v) {
+         p.Send(Untagged(RDDP_OP_SEND, 2, 0, true), nullptr, 0);
+         ExpectTerminate(n, p, v, kLlpNoMatchingRtr, false);
+       },
+       RDDP_MPA_RTR_SEND, false},
+      {"RFC 6581 §3.2 a Send RTR carrying data",
+       [](const std::string& n, Harness&, Peer& p, Victim& v) {
+         p.Send(Untagged(RDDP_OP_SEND, 1, 0, true), Pattern(16, 5));
+         ExpectTerminate(n, p, v, kLlpNoMatchingRtr, false);
+       },
+       RDDP_MPA_RTR_SEND, false},
+      {"RFC 6581 §9.1.1 the Send RTR consumes no receive",
+       [](const std::string& n, Harness& h, Peer& p, Victim& v) {
+         tap.Check(h.Rtr() == RDDP_MPA_RTR_SEND, n + ": the Reply selects the Send RTR offered",
+                   "RTR bits " + Hex(h.Rtr()));
+         auto data = Pattern(300, 1);
+         p.Send(Untagged(RDDP_OP_SEND, h.SendMsn(), 0, true), data);
+         auto wcs = v.Poll(1, kTimeoutMs);
+         tap.Check(wcs.size() == 1 && wcs[0].status == IBV_WC_SUCCESS && wcs[0].wr_id == 0 &&
+                       wcs[0].byte_len == 300 &&
+                       std::equal(data.begin(), data.end(), v.recv->Data()),
+                   n + ": the first Send after it fills the first receive");
+       },
+       RDDP_MPA_RTR_SEND},
   };
   return cases;
 }
@@ -735,17 +802,22 @@ int main(int argc, char** argv) {
   Harness h(argv[1]);
   if (!tap.Check(h.Ready(), "listen on " + std::string(argv[1]) + " and allocate a PD"))
     return tap.Finish();
-  auto fresh = [&h](const std::string& name, const std::function<void(Peer&, Victim&)>& body) {
+  auto fresh = [&h](const std::string& name, const std::function<void(Peer&, Victim&)>& body,
+                    uint8_t offer = RDDP_MPA_RTR_ALL, bool send_rtr = true) {
     Peer p;
     Victim v;
     h.ResetMsn();
-    if (h.Connect(p, v, name)) body(p, v);
+    if (h.Connect(p, v, name, offer, send_rtr)) body(p, v);
     p.Close();
     h.Drain();
   };
-  for (const Case& c : Cases()) fresh(c.name, [&](Peer& p, Victim& v) { c.run(c.name, h, p, v); });
-  for (const ReadCase& c : ReadCases())
+  for (const Case& c : Cases()) {
+    auto body = [&](Peer& p, Victim& v) { c.run(c.name, h, p, v); };
+    fresh(c.name, body, c.offer, c.send_rtr);
+  }
+  for (const ReadCase& c : ReadCases()) {
     fresh(c.name, [&](Peer& p, Victim& v) { RunRead(c, p, v); });
+  }
   // After every case, a well-behaved connection still works.
   fresh("a fresh connection after the cases",
         [&](Peer& p, Victim& v) { Cases()[0].run("a fresh connection after the cases", h, p, v); });

@@ -89,6 +89,8 @@ struct rddp_cep {
 	bool active;
 	bool peer_closed;		/* report DISCONNECT before CLOSE */
 	struct socket *sock;		/* until closed or handed over */
+	/* the connection's addresses, taken before the hand-over */
+	struct sockaddr_storage laddr, raddr;
 	struct iw_cm_id *cm_id;
 	struct iw_cm_id *listen_id;	/* passive, until CONNECT_REQUEST */
 	struct rddp_qp *qp;
@@ -382,6 +384,10 @@ static void rddp_cep_deliver(struct rddp_cep *cep, struct iw_cm_id *id,
 
 	if (sock) {
 		rddp_cep_addrs(cep, &ev, sock);
+	} else if (cep->laddr.ss_family) {
+		/* connected: the socket is the stream's, which may be gone */
+		ev.local_addr = cep->laddr;
+		ev.remote_addr = cep->raddr;
 	} else {
 		ev.local_addr = id->m_local_addr;
 		ev.remote_addr = id->m_remote_addr;
@@ -456,6 +462,8 @@ static void rddp_cep_connected_events(struct rddp_cep *cep, unsigned long ev)
 
 	if (!qp)
 		return;
+	/* RCU: a reconnect of the QP frees its old stream (stream.h). */
+	rcu_read_lock();
 	s = READ_ONCE(qp->stream);
 	if (test_bit(RDDP_CEP_EV_STREAM_ERROR, &ev) && s) {
 		/*
@@ -466,8 +474,10 @@ static void rddp_cep_connected_events(struct rddp_cep *cep, unsigned long ev)
 			fatal = IB_EVENT_QP_FATAL;
 		else
 			cep->peer_closed = true;
-		rddp_qp_to_error(qp, fatal);
 	}
+	rcu_read_unlock();
+	if (test_bit(RDDP_CEP_EV_STREAM_ERROR, &ev) && s)
+		rddp_qp_to_error(qp, fatal);
 	if (test_bit(RDDP_CEP_EV_PEER_CLOSED, &ev)) {
 		cep->peer_closed = true;
 		rddp_qp_to_error(qp, 0);
@@ -502,6 +512,7 @@ static int rddp_cep_go_rts(struct rddp_cep *cep,
 	struct rddp_qp *qp = cep->qp;
 	struct rddp_stream *s;
 	struct socket *sock;
+	bool closed;
 	int ret;
 
 	s = rddp_stream_alloc(qp, p);
@@ -517,8 +528,10 @@ static int rddp_cep_go_rts(struct rddp_cep *cep,
 		s->rx_rtr_pending = true;
 		s->tx_blocked = true;
 	}
+	kernel_getsockname(cep->sock, (struct sockaddr *)&cep->laddr);
+	kernel_getpeername(cep->sock, (struct sockaddr *)&cep->raddr);
 	sock = rddp_cep_sock_detach(cep);
-	ret = rddp_qp_connected(qp, s, sock, cep);
+	ret = rddp_qp_connected(qp, s, sock, cep, &closed);
 	if (ret) {
 		cep->sock = sock;	/* still ours: closed by the caller */
 		rddp_cep_sock_attach(cep, sock);
@@ -529,9 +542,12 @@ static int rddp_cep_go_rts(struct rddp_cep *cep,
 	rddp_stat_inc(cep->rdev, RDDP_STAT_CONN_ESTABLISHED);
 	cep->state = RDDP_CEP_CONNECTED;
 	rddp_cep_unlist(cep);
-	rddp_rx_drain(s);
-	/* A close between the hand-over of the callbacks and now. */
-	if (sock->sk->sk_state != TCP_ESTABLISHED)
+	/*
+	 * From here the stream owns the socket: a concurrent move to ERROR
+	 * or destroy may release it at any time, so neither it nor @s is
+	 * touched (rddp_qp_connected() drained and looked under the lock).
+	 */
+	if (closed)
 		rddp_cep_event(cep, RDDP_CEP_EV_PEER_CLOSED);
 	rddp_tx_kick(qp);
 	return 0;
@@ -615,7 +631,7 @@ static void rddp_cep_got_reply(struct rddp_cep *cep)
 		return;
 	}
 	rddp_cep_deliver(cep, id, IW_CM_EVENT_CONNECT_REPLY, 0, r->pd,
-			 r->pd_len, cep->qp->stream->sock);
+			 r->pd_len, NULL);
 }
 
 /* ---- passive side ---- */
@@ -927,8 +943,7 @@ int rddp_iw_accept(struct iw_cm_id *id, struct iw_cm_conn_param *param)
 		goto err_qp;
 	id->add_ref(id);
 	cep->cm_id = id;
-	rddp_cep_deliver(cep, id, IW_CM_EVENT_ESTABLISHED, 0, NULL, 0,
-			 qp->stream->sock);
+	rddp_cep_deliver(cep, id, IW_CM_EVENT_ESTABLISHED, 0, NULL, 0, NULL);
 	mutex_unlock(&cep->lock);
 	rddp_cep_put(cep);	/* iw_cm's provider_data */
 	return 0;

@@ -72,6 +72,7 @@ static void __exit rddp_exit(void)
 	rddp_genl_exit();
 	rddp_tx_exit();
 	rddp_cm_exit();
+	rcu_barrier();	/* streams freed by call_rcu() */
 	pr_info("rddp: unloaded\n");
 }
 

@@ -701,7 +701,7 @@ void rddp_iw_rem_ref(struct ib_qp *qp)
 /* ---- data path and CM API (queues.h) ---- */
 
 int rddp_qp_connected(struct rddp_qp *qp, struct rddp_stream *s,
-		      struct socket *sock, struct rddp_cep *cep)
+		      struct socket *sock, struct rddp_cep *cep, bool *closed)
 {
 	int ret = 0;
 
@@ -718,6 +718,13 @@ int rddp_qp_connected(struct rddp_qp *qp, struct rddp_stream *s,
 		mutex_unlock(&qp->tx_mutex);
 		qp->connected = true;
 		rddp_qp_set_state(qp, IB_QPS_RTS);
+		/*
+		 * Bytes TCP queued before the callbacks were ours, and a close
+		 * in between: under @state_lock, so no stop releases the
+		 * socket meanwhile.
+		 */
+		rddp_rx_drain(s);
+		*closed = sock->sk->sk_state != TCP_ESTABLISHED;
 	} else {
 		ret = -EINVAL;
 	}

@@ -49,10 +49,14 @@ static struct workqueue_struct *rddp_tx_wq;
 
 void rddp_tx_kick(struct rddp_qp *qp)
 {
-	struct rddp_stream *s = READ_ONCE(qp->stream);
+	struct rddp_stream *s;
 
+	/* RCU: a reconnect of the QP frees its old stream (stream.h). */
+	rcu_read_lock();
+	s = READ_ONCE(qp->stream);
 	if (s && !READ_ONCE(s->stopped))
 		queue_work(rddp_tx_wq, &qp->tx_work);
+	rcu_read_unlock();
 }
 
 int rddp_tx_init(void)

@@ -202,8 +202,10 @@ int rddp_cq_push(struct rddp_cq *cq, const struct rddp_cqe *cqe,
  *   @inval_stag != 0 reports a Send with Invalidate of that STag, @solicited
  *   a message with the SE bit (wakes a CQ armed for solicited events).
  * rddp_qp_connected - the CM established the connection: INIT/RTR -> RTS
- *   with @s as the QP's stream over @sock (-EINVAL from any other state).
- *   Process context.
+ *   with @s as the QP's stream over @sock (-EINVAL from any other state),
+ *   and the bytes already queued on @sock received; *@closed tells whether
+ *   TCP had already seen the peer's close. On success @sock and @s belong
+ *   to the QP: the caller must not touch them again. Process context.
  * rddp_qp_to_error - move the QP to ERROR (flushing both queues) and, if
  *   @event is not 0, raise it (e.g. IB_EVENT_QP_FATAL). Process context.
  */
@@ -218,7 +220,7 @@ int rddp_qp_rq_complete(struct rddp_qp *qp, const struct siw_rqe *rqe,
 			enum siw_wc_status status, u32 bytes, u32 inval_stag,
 			bool solicited);
 int rddp_qp_connected(struct rddp_qp *qp, struct rddp_stream *s,
-		      struct socket *sock, struct rddp_cep *cep);
+		      struct socket *sock, struct rddp_cep *cep, bool *closed);
 void rddp_qp_to_error(struct rddp_qp *qp, enum ib_event_type event);
 
 /*

@@ -2,8 +2,7 @@
 /*
  * Driver details in `rdma -dd resource show qp|cm_id`: the MPA stream a
  * connected QP runs (RFC 5044 §7.1, RFC 6581) and its traffic; a cm_id
- * shows its QP's, found by the connection's addresses when rdma_cm does
- * not know the QP. The RDMA
+ * shows its QP's, found by the connection's addresses. The RDMA
  * core holds a restrack reference on the object while it asks, and calls
  * us in process context, so the QP's state_lock keeps its stream stable.
  */
@@ -119,15 +118,19 @@ static struct rddp_qp *rddp_res_qp_of(struct ib_device *ibdev,
 	return NULL;
 }
 
-/* A connection's details are those of the QP it carries. */
+/*
+ * A connection's details are those of the QP it carries. The QP is found by
+ * the connection's addresses, with a reference, even where rdma_cm knows it
+ * (id->qp, a kernel ULP's rdma_create_qp()): the cm_id's restrack reference
+ * does not pin that QP, which the ULP's rdma_destroy_qp() may free while a
+ * user reads `rdma res show cm_id -dd`.
+ */
 static int rddp_fill_res_cm_id_entry(struct sk_buff *msg,
 				     struct rdma_cm_id *id)
 {
 	struct rddp_qp *qp;
 	int ret;
 
-	if (id->qp)
-		return rddp_res_qp(msg, to_rddp_qp(id->qp));
 	if (!id->device)
 		return 0;
 	qp = rddp_res_qp_of(id->device, id);

@@ -65,6 +65,18 @@ struct rddp_stream *rddp_stream_alloc(struct rddp_qp *qp,
 	return s;
 }
 
+static void rddp_stream_free_rcu(struct rcu_head *rcu)
+{
+	struct rddp_stream *s = container_of(rcu, struct rddp_stream, rcu);
+
+	kvfree(s->sqw);
+	kfree(s->irq);
+	kfree(s->orq);
+	kfree(s->tx_vec);
+	kfree(s->tx_fpdu);
+	kfree(s);
+}
+
 void rddp_stream_free(struct rddp_stream *s)
 {
 	if (!s)
@@ -72,12 +84,8 @@ void rddp_stream_free(struct rddp_stream *s)
 	WARN_ON(s->sock);
 	if (s->cep)
 		rddp_cep_put(s->cep);
-	kvfree(s->sqw);
-	kfree(s->irq);
-	kfree(s->orq);
-	kfree(s->tx_vec);
-	kfree(s->tx_fpdu);
-	kfree(s);
+	/* Lock-free readers of qp->stream hold rcu_read_lock() (stream.h). */
+	call_rcu(&s->rcu, rddp_stream_free_rcu);
 }
 
 /*

@@ -25,8 +25,12 @@
  *    socket released.
  *
  * Lifetime: allocated by the CM when the connection reaches full operation
- * (rddp_stream_start()), reachable as qp->stream until destroy_qp frees it;
- * the socket inside is released by rddp_stream_stop().
+ * (rddp_stream_start()), reachable as qp->stream until destroy_qp or a
+ * reconnect of the QP (rddp_qp_connected()) frees it; the socket inside is
+ * released by rddp_stream_stop(). Freed after an RCU grace period: code
+ * that reads qp->stream without qp->state_lock or qp->tx_mutex (the CM's
+ * event work, rddp_tx_kick()) does so under rcu_read_lock() and never
+ * touches the socket.
  */
 #ifndef RDDP_STREAM_H
 #define RDDP_STREAM_H
@@ -126,6 +130,7 @@ struct rddp_stream {
 	struct socket *sock;
 	struct rddp_stream_params p;
 	bool stopped;		/* written under qp->state_lock */
+	struct rcu_head rcu;	/* rddp_stream_free() */
 
 	/* saved socket callbacks, restored by rddp_stream_stop() */
 	void (*saved_data_ready)(struct sock *sk);

@@ -43,7 +43,21 @@ kverbs() {
 	done </tmp/kverbs.tap
 }
 kverbs_terms() { dmesg | grep -c "$1; sending Terminate"; }
+# Meanwhile an unprivileged user reads every cm_id's and QP's details in a
+# loop while the test module creates and destroys its QPs: reading a
+# kernel ULP's cm_id must not touch a QP being freed (KASAN on the debug
+# kernel; issue 11 defect 5).
+res_reader() {
+	while :; do
+		setpriv --reuid=1000 --regid=1000 --clear-groups rdma -dd res show cm_id
+		setpriv --reuid=1000 --regid=1000 --clear-groups rdma -dd res show qp
+	done >/dev/null 2>&1
+}
+res_reader &
+reader=$!
 kverbs
+kill "$reader"
+wait "$reader" 2>/dev/null
 t_like "rddp_kverbs: 20 tests ran and the module loaded" '^20 modprobe: 0$' \
 	echo "$kverbs_n $(cat /tmp/kverbs.rc)"
 t_like "Terminates for a Write to an invalidated STag (DDP, invalid STag)" '^[2-9]' \

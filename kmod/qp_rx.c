@@ -122,6 +122,7 @@ static int rddp_rx_send(struct rddp_stream *s, u32 len)
 	struct rddp_hdr *h = &s->rx_hdr;
 	struct rddp_qp *qp = s->qp;
 	struct siw_rqe *rqe = &s->rx_rqe;
+	struct ib_pd *pd;
 	enum rddp_err err;
 	int i, ret = 0;
 
@@ -133,9 +134,11 @@ static int rddp_rx_send(struct rddp_stream *s, u32 len)
 		s->rx_rqe_valid = true;
 		s->rx_msg_len = 0;
 		rddp_sg_init(&s->rx_sg);
+		/* An SRQ's receives belong to the SRQ's PD, not the QP's. */
+		pd = qp->srq ? qp->srq->base.pd : qp->base.pd;
 		for (i = 0; i < rqe->num_sge && !ret; i++)
 			ret = rddp_sg_add(&s->rx_sg, qp->rdev, rqe->sge[i].lkey,
-					  qp->base.pd, IB_ACCESS_LOCAL_WRITE,
+					  pd, IB_ACCESS_LOCAL_WRITE,
 					  rqe->sge[i].laddr, rqe->sge[i].length);
 		if (ret) {
 			/* A local error: the receive completes in error. */

@@ -127,6 +127,8 @@ struct Victim {
   ibv_mr* target_mr = nullptr;
   ibv_mr* recv_mr = nullptr;
   ibv_mr* sink_mr = nullptr;
+  bool use_srq = false;  // receives on an SRQ of another PD than the QP's
+  ibv_srq* srq = nullptr;
   std::unique_ptr<Guarded> target = std::make_unique<Guarded>(kTargetLen);
   std::unique_ptr<Guarded> recv = std::make_unique<Guarded>(kRecvLen * kRecvs);
   std::unique_ptr<Guarded> sink = std::make_unique<Guarded>(kTargetLen);
@@ -134,6 +136,7 @@ struct Victim {
   ~Victim() {
     if (id && id->qp) rdma_destroy_qp(id);
     if (id) rdma_destroy_id(id);
+    if (srq) ibv_destroy_srq(srq);
     if (cq) ibv_destroy_cq(cq);
     for (ibv_mr* m : {target_mr, recv_mr, sink_mr})
       if (m) ibv_dereg_mr(m);
@@ -396,15 +399,17 @@ class Harness {
     to_ = sin;
     to_.sin_port = rdma_get_src_port(listen_);
     pd_ = ibv_alloc_pd(listen_->verbs);
+    pd2_ = ibv_alloc_pd(listen_->verbs);
   }
   ~Harness() {
+    if (pd2_) ibv_dealloc_pd(pd2_);
     if (pd_) ibv_dealloc_pd(pd_);
     if (listen_) rdma_destroy_id(listen_);
     if (ch_) rdma_destroy_event_channel(ch_);
   }
   Harness(const Harness&) = delete;
   Harness& operator=(const Harness&) = delete;
-  bool Ready() const { return pd_ != nullptr; }
+  bool Ready() const { return pd_ != nullptr && pd2_ != nullptr; }
 
   // A fresh connection: the peer's Request, the victim's accept with
   // receives posted, the Reply, the RTR the Reply selected, ESTABLISHED.
@@ -421,13 +426,24 @@ class Harness {
     constexpr int kRemote =
         IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ;
     v.target_mr = ibv_reg_mr(pd_, v.target->Data(), kTargetLen, kRemote);
-    v.recv_mr = ibv_reg_mr(pd_, v.recv->Data(), v.recv->Len(), IBV_ACCESS_LOCAL_WRITE);
+    // With an SRQ the receive buffers belong to the SRQ's PD (IB spec
+    // 10.2.9: an SRQ has a PD of its own), which is not the QP's.
+    ibv_pd* rpd = v.use_srq ? pd2_ : pd_;
+    v.recv_mr = ibv_reg_mr(rpd, v.recv->Data(), v.recv->Len(), IBV_ACCESS_LOCAL_WRITE);
+    if (v.use_srq) {
+      ibv_srq_init_attr sa{};
+      sa.attr.max_wr = 16;
+      sa.attr.max_sge = 1;
+      v.srq = ibv_create_srq(pd2_, &sa);
+      if (!v.srq) return tap.Check(false, name + ": victim SRQ", std::strerror(errno));
+    }
     v.sink_mr = ibv_reg_mr(pd_, v.sink->Data(), kTargetLen, IBV_ACCESS_LOCAL_WRITE);
     ibv_qp_init_attr qa{};
     qa.send_cq = v.cq;
     qa.recv_cq = v.cq;
     qa.qp_type = IBV_QPT_RC;
     qa.cap = {16, 16, 1, 1, 0};
+    qa.srq = v.srq;
     if (!v.cq || !v.target_mr || !v.recv_mr || !v.sink_mr || rdma_create_qp(v.id, pd_, &qa))
       return tap.Check(false, name + ": victim QP and MRs", std::strerror(errno));
     for (int i = 0; i < kRecvs; i++) {
@@ -438,7 +454,7 @@ class Harness {
       wr.wr_id = static_cast<uint64_t>(i);
       wr.sg_list = &sge;
       wr.num_sge = 1;
-      if (ibv_post_recv(v.id->qp, &wr, &bad))
+      if (v.srq ? ibv_post_srq_recv(v.srq, &wr, &bad) : ibv_post_recv(v.id->qp, &wr, &bad))
         return tap.Check(false, name + ": post receives", std::strerror(errno));
     }
     rdma_conn_param cp{};
@@ -483,6 +499,7 @@ class Harness {
   rdma_event_channel* ch_ = nullptr;
   rdma_cm_id* listen_ = nullptr;
   ibv_pd* pd_ = nullptr;
+  ibv_pd* pd2_ = nullptr;  // an SRQ's, for the SRQ case
   sockaddr_in to_{};
   uint32_t send_msn_ = 1;
   uint8_t rtr_ = 0;
@@ -532,6 +549,7 @@ struct Case {
   std::function<void(const std::string&, Harness&, Peer&, Victim&)> run;
   uint8_t offer = RDDP_MPA_RTR_ALL;  // RTR kinds the Request offers
   bool send_rtr = true;              // false: the case sends what stands for it
+  bool srq = false;                  // the victim receives on an SRQ of another PD
 };
 
 const std::vector<Case>& Cases() {
@@ -661,6 +679,18 @@ const std::vector<Case>& Cases() {
          p.CorruptNextCrc(false);
          ExpectTerminate(n, p, v, kLlpCrc, false);
        }},
+      {"RFC 5040 §5.3 a Send into an SRQ whose PD is not the QP's",
+       [](const std::string& n, Harness& h, Peer& p, Victim& v) {
+         auto data = Pattern(300, 1);
+         p.Send(Untagged(RDDP_OP_SEND, h.SendMsn(), 0, true), data);
+         auto wcs = v.Poll(1, kTimeoutMs);
+         tap.Check(wcs.size() == 1 && wcs[0].status == IBV_WC_SUCCESS && wcs[0].byte_len == 300 &&
+                       std::equal(data.begin(), data.end(), v.recv->Data()),
+                   n + ": the SRQ's receive completes with the 300 bytes",
+                   wcs.empty() ? "no completion" : "status " + std::to_string(wcs[0].status));
+         tap.Check(v.GuardsIntact(), n + ": guards intact");
+       },
+       RDDP_MPA_RTR_ALL, true, true},
       // RFC 6581 §3.2, §9.1.1: the Responder's first FPDU must be the
       // zero-length RTR message its Reply selected.
       {"RFC 6581 §3.2 a Send where the Write RTR is due",
@@ -803,9 +833,10 @@ int main(int argc, char** argv) {
   if (!tap.Check(h.Ready(), "listen on " + std::string(argv[1]) + " and allocate a PD"))
     return tap.Finish();
   auto fresh = [&h](const std::string& name, const std::function<void(Peer&, Victim&)>& body,
-                    uint8_t offer = RDDP_MPA_RTR_ALL, bool send_rtr = true) {
+                    uint8_t offer = RDDP_MPA_RTR_ALL, bool send_rtr = true, bool srq = false) {
     Peer p;
     Victim v;
+    v.use_srq = srq;
     h.ResetMsn();
     if (h.Connect(p, v, name, offer, send_rtr)) body(p, v);
     p.Close();
@@ -813,7 +844,7 @@ int main(int argc, char** argv) {
   };
   for (const Case& c : Cases()) {
     auto body = [&](Peer& p, Victim& v) { c.run(c.name, h, p, v); };
-    fresh(c.name, body, c.offer, c.send_rtr);
+    fresh(c.name, body, c.offer, c.send_rtr, c.srq);
   }
   for (const ReadCase& c : ReadCases()) {
     fresh(c.name, [&](Peer& p, Victim& v) { RunRead(c, p, v); });

@@ -6,6 +6,11 @@
 # Terminate the RFCs prescribe, the server's QP state and completions, and
 # the guard bytes around every buffer. With mpa_crc=1 (the default) and
 # again with mpa_crc=0. Afterwards nothing is left and rddp unloads.
+#
+# `hostile.sh siw` runs the same cases against upstream siw instead, as a
+# conformance tool (not in make check: siw fails most cases and 6.1's iw_cm
+# hits a BUG() in cm_close_handler() during the run; Documentation/testing.md):
+#   tools/vm/run.sh --kernel uml --ko build/kmod-uml/rddp.ko tests/vm/hostile.sh siw
 set -u
 . "$(dirname "$0")/lib.sh"
 
@@ -13,6 +18,13 @@ ip=198.51.100.1
 bin=/rddp/build/cmake/tests/verbs/rddp_hostile
 t_run "hostile peer program is built" test -x "$bin"
 setup_dummy
+if [ "${1:-}" = siw ]; then
+	t_run "modprobe siw" modprobe siw
+	t_run "rdma link add siw0" rdma link add siw0 type siw netdev dummy0
+	# streamed: siw may take the kernel down midway
+	timeout 600 "$bin" $ip 2>&1 | t_relay siw
+	exit 0
+fi
 for crc in 1 0; do
 	t_run "modprobe rddp mpa_crc=$crc" modprobe rddp mpa_crc=$crc
 	t_run "rdma link add rddp0" rdma link add rddp0 type rddp netdev dummy0

@@ -131,6 +131,8 @@ static void rddp_dealloc_driver(struct ib_device *ibdev)
 
 	rddp_genl_dev_del(rdev);
 	rddp_cm_device_stop(rdev);
+	/* Every QP is gone, so is every MR holder: free what they held. */
+	rddp_mr_flush_frees();
 	WARN_ON(atomic_read(&rdev->num_ctx));
 	WARN_ON(!xa_empty(&rdev->qp_xa) || !xa_empty(&rdev->mr_xa));
 	xa_destroy(&rdev->qp_xa);

@@ -12,6 +12,7 @@
 
 #include "rddp.h"
 #include "mem.h"
+#include "stream.h"
 
 #define RDDP_STAG_INDEX_MAX	0xffffffU
 
@@ -43,6 +44,27 @@ static int rddp_mr_check_access(int access)
 	return 0;
 }
 
+static void rddp_mr_free(struct rddp_mr *mr)
+{
+	if (mr->umem)
+		ib_umem_release(mr->umem);
+	kvfree(mr->pages);
+	kvfree(mr->fr_pages);
+	atomic_dec(&mr->rdev->num_mr);
+	kfree_rcu(mr, rcu);
+}
+
+/* The last reference went after dereg_mr (mem.h): process context. */
+static void rddp_mr_free_work(struct work_struct *work)
+{
+	rddp_mr_free(container_of(work, struct rddp_mr, free_work));
+}
+
+void rddp_mr_flush_frees(void)
+{
+	flush_workqueue(rddp_wq);
+}
+
 static struct rddp_mr *rddp_mr_alloc(struct ib_pd *pd, int access)
 {
 	struct rddp_device *rdev = to_rddp_dev(pd->device);
@@ -63,9 +85,9 @@ static struct rddp_mr *rddp_mr_alloc(struct ib_pd *pd, int access)
 	}
 	mr->rdev = rdev;
 	mr->access = access;
-	spin_lock_init(&mr->fr_lock);
+	spin_lock_init(&mr->lock);
 	refcount_set(&mr->ref, 1);
-	init_completion(&mr->released);
+	INIT_WORK(&mr->free_work, rddp_mr_free_work);
 	return mr;
 }
 
@@ -97,14 +119,28 @@ static int rddp_mr_publish(struct rddp_mr *mr, u8 key)
 	return 0;
 }
 
-static void rddp_mr_free(struct rddp_mr *mr)
+/*
+ * Take a published MR out of service without waiting for the network
+ * (mem.h): no new lookups, no further chunk placed, the verbs reference
+ * dropped; the memory goes with the last reference.
+ */
+static void rddp_mr_retire(struct rddp_mr *mr)
 {
-	if (mr->umem)
-		ib_umem_release(mr->umem);
-	kvfree(mr->pages);
-	kvfree(mr->fr_pages);
-	atomic_dec(&mr->rdev->num_mr);
-	kfree_rcu(mr, rcu);
+	xa_erase(&mr->rdev->mr_xa, mr->base.lkey >> 8);
+	spin_lock_bh(&mr->lock);
+	WRITE_ONCE(mr->dead, true);
+	spin_unlock_bh(&mr->lock);
+	/*
+	 * @dead before the reference count; a lookup takes its reference
+	 * before it reads @dead (rddp_mr_ref()): either it sees @dead, or we
+	 * see its reference and wait out the chunk copies that started under
+	 * RCU before @dead was set. Fast-register MRs copy under @lock.
+	 */
+	smp_mb();
+	if (!mr->fr && refcount_read(&mr->ref) > 1)
+		synchronize_rcu();
+	if (refcount_dec_and_test(&mr->ref))
+		rddp_mr_free(mr);
 }
 
 struct ib_mr *rddp_get_dma_mr(struct ib_pd *pd, int access)
@@ -191,10 +227,9 @@ struct ib_mr *rddp_reg_user_mr(struct ib_pd *pd, u64 start, u64 len,
 		ret = ib_copy_to_udata(udata, &uresp,
 				       min(sizeof(uresp), udata->outlen));
 		if (ret) {
-			xa_erase(&mr->rdev->mr_xa, mr->base.lkey >> 8);
-			rddp_mr_put(mr);
-			wait_for_completion(&mr->released);
-			goto err_free;
+			/* Published: a peer's lookup may hold it already. */
+			rddp_mr_retire(mr);
+			return ERR_PTR(ret);
 		}
 	}
 	return &mr->base;
@@ -206,12 +241,7 @@ err_free:
 
 int rddp_dereg_mr(struct ib_mr *base, struct ib_udata *udata)
 {
-	struct rddp_mr *mr = to_rddp_mr(base);
-
-	xa_erase(&mr->rdev->mr_xa, base->lkey >> 8);
-	rddp_mr_put(mr);
-	wait_for_completion(&mr->released);
-	rddp_mr_free(mr);
+	rddp_mr_retire(to_rddp_mr(base));
 	return 0;
 }
 
@@ -236,6 +266,8 @@ static struct rddp_mr *rddp_mr_ref(struct rddp_device *rdev, u32 stag)
  */
 static bool rddp_mr_live(struct rddp_mr *mr, u32 stag)
 {
+	if (READ_ONCE(mr->dead))
+		return false;
 	if (mr->fr && !test_bit(RDDP_MR_VALID, &mr->fr_flags))
 		return false;
 	smp_rmb();	/* pairs with smp_mb__before_atomic() in fast_reg */
@@ -271,8 +303,31 @@ struct rddp_mr *rddp_mr_get(struct rddp_device *rdev, u32 stag,
 
 void rddp_mr_put(struct rddp_mr *mr)
 {
+	/* Only after dereg_mr, which held the verbs reference (mem.h). */
 	if (refcount_dec_and_test(&mr->ref))
-		complete(&mr->released);
+		queue_work(rddp_wq, &mr->free_work);
+}
+
+bool rddp_mr_write(struct rddp_mr *mr, u32 stag, u8 *dst, const u8 *src,
+		   u32 len)
+{
+	bool live;
+
+	if (mr->fr) {
+		/* Invalidation may run in softirq: it cannot wait for RCU. */
+		spin_lock_bh(&mr->lock);
+		live = rddp_mr_live(mr, stag);
+		if (live)
+			memcpy(dst, src, len);
+		spin_unlock_bh(&mr->lock);
+		return live;
+	}
+	rcu_read_lock();
+	live = !READ_ONCE(mr->dead);
+	if (live)
+		memcpy(dst, src, len);
+	rcu_read_unlock();
+	return live;
 }
 
 u8 *rddp_mr_addr(struct rddp_mr *mr, u64 to, u32 *contig)
@@ -382,7 +437,7 @@ int rddp_mr_fast_reg(struct ib_mr *ibmr, struct ib_pd *pd, u32 key,
 	if (!mr->fr_npages || ibmr->length > mapped)
 		return -EINVAL;
 
-	spin_lock_bh(&mr->fr_lock);
+	spin_lock_bh(&mr->lock);
 	if (test_bit(RDDP_MR_VALID, &mr->fr_flags)) {
 		ret = -EINVAL;	/* verbs: Fast-Register needs an invalid STag */
 	} else {
@@ -394,7 +449,7 @@ int rddp_mr_fast_reg(struct ib_mr *ibmr, struct ib_pd *pd, u32 key,
 		smp_mb__before_atomic();
 		set_bit(RDDP_MR_VALID, &mr->fr_flags);
 	}
-	spin_unlock_bh(&mr->fr_lock);
+	spin_unlock_bh(&mr->lock);
 	return ret;
 }
 
@@ -406,7 +461,7 @@ int rddp_mr_invalidate(struct rddp_device *rdev, u32 stag, struct ib_pd *pd)
 	mr = rddp_mr_ref(rdev, stag);
 	if (!mr)
 		return -ENOENT;
-	spin_lock_bh(&mr->fr_lock);
+	spin_lock_bh(&mr->lock);
 	if (READ_ONCE(mr->stag) != stag)
 		ret = -ENOENT;
 	else if (mr->base.pd != pd)
@@ -415,7 +470,7 @@ int rddp_mr_invalidate(struct rddp_device *rdev, u32 stag, struct ib_pd *pd)
 		ret = -EINVAL;
 	else
 		clear_bit(RDDP_MR_VALID, &mr->fr_flags);
-	spin_unlock_bh(&mr->fr_lock);
+	spin_unlock_bh(&mr->lock);
 	rddp_mr_put(mr);
 	return ret;
 }

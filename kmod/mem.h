@@ -9,17 +9,42 @@
  * lkey and the rkey of an MR are the same STag.
  *
  * Lifetime of struct rddp_mr:
- *  - allocated by get_dma_mr/reg_user_mr with one reference (mr->ref) owned
- *    by the verbs object; published in mr_xa last, when fully built;
+ *  - allocated by get_dma_mr/reg_user_mr/alloc_mr with one reference
+ *    (mr->ref) owned by the verbs object; published in mr_xa last, when
+ *    fully built;
  *  - rddp_mr_get() takes a reference under RCU with refcount_inc_not_zero(),
  *    so a lookup racing with dereg either fails or holds a live MR;
+ *  - holders are the data path's buffer lists (sg.h): a segment being
+ *    placed, a Send's receive buffer until its last segment, a message TX
+ *    has not yet handed to TCP. The peer decides how long those last (it
+ *    may stop in the middle of an FPDU, or close its TCP window), so
+ *    nothing waits for them:
  *  - dereg_mr erases the STag from mr_xa (new lookups fail with -ENOENT),
- *    drops the verbs reference and sleeps until every rddp_mr_put() is done
- *    (mr->released), then unpins the user pages and frees the MR after an RCU
- *    grace period. Holders must therefore drop their references in bounded
- *    time (at the end of the DDP segment or WQE they are placing).
- *  - Fields other than ref are immutable while the MR is in mr_xa, except
- *    for fast-register MRs (below).
+ *    marks the MR @dead under @lock, drops the verbs reference and returns.
+ *    If it held the last reference it frees the MR at once; otherwise the
+ *    last rddp_mr_put() queues @free_work, which unpins the user pages in
+ *    process context (a put may come from softirq) and frees the MR after
+ *    an RCU grace period. Until then the pages stay pinned, so a holder
+ *    never touches freed memory.
+ *  - Placement never writes into an MR that dereg has returned for (nor
+ *    into a fast-register MR after its invalidation): rddp_mr_write()
+ *    checks @dead (and a fast-register MR's validity and STag) for every
+ *    chunk it copies, under RCU for user and DMA MRs and under @lock for
+ *    fast-register MRs. dereg_mr waits for an RCU grace period when other
+ *    holders exist, so a chunk copy that saw the MR alive has finished
+ *    when dereg_mr returns; invalidation, which may run in softirq, takes
+ *    @lock instead. Placement that finds the MR gone fails the segment
+ *    (RFC 5041 §7.2 "invalid STag" for a tagged buffer).
+ *  - TX reads payload from user MRs' pinned pages, which outlive the last
+ *    reference; it reads a kernel MR's memory (DMA and fast-register MRs)
+ *    until the message is in the socket, and in-kernel consumers keep that
+ *    memory until the WQE completes or the QP is destroyed, as on any
+ *    RNIC that reads by DMA.
+ *  - The free work runs on rddp_wq; rddp_dealloc_driver() flushes it after
+ *    the core destroyed every QP (so every holder is gone), before the
+ *    device goes.
+ *  - Fields other than ref and @dead are immutable while the MR is in
+ *    mr_xa, except for fast-register MRs (below).
  *
  * Fast-register MRs (alloc_mr, RFC 5040 §5.1 and the verbs' Fast-Register
  * and Invalidate operations) have a page list filled by map_mr_sg and an
@@ -28,13 +53,14 @@
  * invalidate, or a received Send with Invalidate). Rules:
  *  - rddp_mr_get() takes its reference first and checks RDDP_MR_VALID and
  *    the STag afterwards, so a holder always saw a valid registration.
- *  - REG_MR (TX, rddp_mr_fast_reg()) and invalidation (rddp_mr_invalidate())
- *    serialise on @fr_lock. REG_MR writes @stag, @va, @len and @access only
- *    while the MR is invalid, then sets RDDP_MR_VALID with release order.
- *  - Invalidation only clears RDDP_MR_VALID: new lookups fail at once; a
- *    placement that already holds a reference finishes the DDP segment it
- *    is placing (bounded by the segment, as for dereg_mr above). This is
- *    what makes invalidation of an STag in use race nothing.
+ *  - REG_MR (TX, rddp_mr_fast_reg()), invalidation (rddp_mr_invalidate())
+ *    and chunk copies into the MR (rddp_mr_write()) serialise on @lock.
+ *    REG_MR writes @stag, @va, @len and @access only while the MR is
+ *    invalid, then sets RDDP_MR_VALID with release order.
+ *  - Invalidation clears RDDP_MR_VALID under @lock: new lookups fail at
+ *    once, and a placement that already holds a reference stops at its
+ *    next chunk (rddp_mr_write() fails), so once the invalidation is done
+ *    no byte lands in the memory the consumer gets back.
  *  - map_mr_sg rewrites the page list only while the MR is invalid and no
  *    holder is left (ref == 1), else it fails with -EBUSY; a holder never
  *    reads a page list being rewritten, and a new registration becomes
@@ -43,9 +69,9 @@
 #ifndef RDDP_MEM_H
 #define RDDP_MEM_H
 
-#include <linux/completion.h>
 #include <linux/refcount.h>
 #include <linux/spinlock.h>
+#include <linux/workqueue.h>
 #include <rdma/ib_umem.h>
 #include <rdma/ib_verbs.h>
 
@@ -64,7 +90,9 @@ struct rddp_mr {
 	struct ib_mr base;		/* base.lkey == base.rkey == STag */
 	struct rddp_device *rdev;
 	refcount_t ref;
-	struct completion released;	/* completed when ref drops to 0 */
+	bool dead;			/* deregistered; written under @lock */
+	spinlock_t lock;		/* see the rules above */
+	struct work_struct free_work;	/* the last put after dereg_mr */
 	struct rcu_head rcu;
 	u64 va;				/* first tagged offset (TO) */
 	u64 len;			/* bytes; a DMA MR covers all TOs */
@@ -80,7 +108,6 @@ struct rddp_mr {
 	/* fast-register MRs (alloc_mr), see above */
 	bool fr;
 	unsigned long fr_flags;		/* RDDP_MR_VALID */
-	spinlock_t fr_lock;		/* REG_MR against invalidation */
 	u64 *fr_pages;			/* kernel addresses, page-size aligned */
 	u32 fr_max;			/* slots in fr_pages */
 	u32 fr_npages;			/* filled by the last map_mr_sg */
@@ -119,6 +146,21 @@ static inline struct rddp_mr *to_rddp_mr(struct ib_mr *mr)
 struct rddp_mr *rddp_mr_get(struct rddp_device *rdev, u32 stag,
 			    struct ib_pd *pd, int access, u64 to, u64 len);
 void rddp_mr_put(struct rddp_mr *mr);
+
+/*
+ * rddp_mr_write - copy @len bytes from @src to @dst, which rddp_mr_addr()
+ * (or a DMA MR's TO) gave for a chunk of @mr that the caller holds a
+ * reference on for @stag, if the MR still answers to @stag: not
+ * deregistered, and a fast-register MR neither invalidated nor registered
+ * again since. Returns false, having copied nothing, if it does not.
+ * Any context; the copy runs under RCU or a spinlock, so keep chunks to a
+ * page.
+ */
+bool rddp_mr_write(struct rddp_mr *mr, u32 stag, u8 *dst, const u8 *src,
+		   u32 len);
+
+/* Process the MR frees queued by the last puts (rddp_dealloc_driver()). */
+void rddp_mr_flush_frees(void);
 
 /*
  * rddp_mr_addr - the kernel address of byte @to of a user or fast-register

@@ -240,13 +240,22 @@ static int rddp_rx_header(void *ctx, const u8 *raw, u32 hdr_len,
 static int rddp_rx_payload(void *ctx, const u8 *data, u32 len)
 {
 	struct rddp_stream *s = ctx;
+	int ret;
 
 	switch (s->rx_target) {
 	case RDDP_RX_TAGGED:
-		if (rddp_sg_copy_in(&s->rx_tsg, data, len))
-			return rddp_rx_fail(s, RDDP_ERR_DDP_CATASTROPHIC, NULL);
+		/*
+		 * The tagged buffer was deregistered or invalidated while
+		 * the segment was arriving: RFC 5041 §7.2 "invalid STag".
+		 */
+		ret = rddp_sg_copy_in(&s->rx_tsg, data, len);
+		if (ret)
+			return rddp_rx_fail(s, ret == -ENOENT ?
+					    RDDP_ERR_DDP_T_INVALID_STAG :
+					    RDDP_ERR_DDP_CATASTROPHIC, NULL);
 		return 0;
 	case RDDP_RX_SEND:
+		/* A receive buffer that went away is a local error. */
 		if (rddp_sg_copy_in(&s->rx_sg, data, len))
 			return rddp_rx_fail(s, RDDP_ERR_DDP_CATASTROPHIC, NULL);
 		return 0;

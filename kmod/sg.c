@@ -28,6 +28,7 @@ int rddp_sg_add(struct rddp_sg *sg, struct rddp_device *rdev, u32 stag,
 	if (IS_ERR(mr))
 		return PTR_ERR(mr);
 	sg->e[sg->nr].mr = mr;
+	sg->e[sg->nr].stag = stag;
 	sg->e[sg->nr].addr = addr;
 	sg->e[sg->nr].len = len;
 	sg->nr++;
@@ -42,6 +43,7 @@ int rddp_sg_add_kva(struct rddp_sg *sg, void *p, u32 len)
 	if (sg->nr == SIW_MAX_SGE || (u64)sg->total + len > U32_MAX)
 		return -E2BIG;
 	sg->e[sg->nr].mr = NULL;
+	sg->e[sg->nr].stag = 0;
 	sg->e[sg->nr].addr = (uintptr_t)p;
 	sg->e[sg->nr].len = len;
 	sg->nr++;
@@ -129,16 +131,21 @@ u32 rddp_sg_spans(struct rddp_sg *sg, u32 len, struct rddp_span *out,
 
 int rddp_sg_copy_in(struct rddp_sg *sg, const u8 *data, u32 len)
 {
+	struct rddp_sg_ent *e;
 	u32 chunk;
 	u8 *p;
 
 	while (len) {
 		if (sg->idx >= sg->nr)
 			return -ERANGE;
+		e = &sg->e[sg->idx];
 		p = rddp_sg_chunk(sg, len, &chunk);
 		if (!chunk)
 			return -ERANGE;
-		memcpy(p, data, chunk);
+		if (!e->mr)
+			memcpy(p, data, chunk);
+		else if (!rddp_mr_write(e->mr, e->stag, p, data, chunk))
+			return -ENOENT;
 		data += chunk;
 		len -= chunk;
 		rddp_sg_advance(sg, chunk);

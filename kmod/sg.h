@@ -7,8 +7,10 @@
  *
  * Lifetime: rddp_sg_add() takes a reference on each MR (rddp_mr_get());
  * rddp_sg_release() drops them. A list is owned by one engine (TX work or
- * RX under the socket lock) and never shared, so it needs no lock. The
- * holder must release it in bounded time (mem.h: dereg_mr waits for it).
+ * RX under the socket lock) and never shared, so it needs no lock. A list
+ * may be held as long as the peer likes (mem.h: nothing waits for it);
+ * copies into it go through rddp_mr_write(), so a deregistered or
+ * invalidated MR receives nothing more.
  */
 #ifndef RDDP_SG_H
 #define RDDP_SG_H
@@ -22,6 +24,7 @@ struct rddp_device;
 
 struct rddp_sg_ent {
 	struct rddp_mr *mr;	/* NULL: @addr is a kernel virtual address */
+	u32 stag;		/* the STag @mr was looked up by */
 	u64 addr;		/* TO (user MR) or kernel virtual address */
 	u32 len;
 };
@@ -65,7 +68,11 @@ int rddp_sg_seek(struct rddp_sg *sg, u32 off);
 u32 rddp_sg_spans(struct rddp_sg *sg, u32 len, struct rddp_span *out,
 		  u32 max, u32 *nr);
 
-/* Copy @len bytes to the cursor and advance; -ERANGE past the end. */
+/*
+ * Copy @len bytes to the cursor and advance; -ERANGE past the end, -ENOENT
+ * if an MR of the list was deregistered or invalidated meanwhile (the
+ * bytes before it were copied).
+ */
 int rddp_sg_copy_in(struct rddp_sg *sg, const u8 *data, u32 len);
 
 #endif /* RDDP_SG_H */

@@ -15,8 +15,9 @@
 //
 // Prints TAP; the exit status is non-zero if a check failed.
 //
-//   rddp_hostile ADDR
+//   rddp_hostile ADDR [FILTER]   (only the cases whose name contains FILTER)
 extern "C" {
+#include <rddp/crc32c.h>
 #include <rddp/mpa.h>
 #include <rddp/mpa_frame.h>
 #include <rddp/rdmap.h>
@@ -32,6 +33,7 @@ extern "C" {
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <cstdint>
@@ -42,6 +44,7 @@ extern "C" {
 #include <memory>
 #include <optional>
 #include <string>
+#include <thread>
 #include <tuple>
 #include <vector>
 
@@ -78,6 +81,18 @@ constexpr TermWant kDdpTooLong{1, 2, 0x05};
 constexpr TermWant kRdmapUnexpectedOpcode{0, 2, 0x06};
 constexpr TermWant kLlpCrc{2, 0, 0x02};
 constexpr TermWant kLlpNoMatchingRtr{2, 0, 0x07};
+constexpr TermWant kDdpCatastrophic{1, 0, 0x00};
+constexpr TermWant kDdpStagStream{1, 1, 0x02};
+constexpr TermWant kDdpTaggedVersion{1, 1, 0x04};
+constexpr TermWant kDdpUntaggedVersion{1, 2, 0x06};
+constexpr TermWant kRdmapInvalidStag{0, 1, 0x00};
+constexpr TermWant kRdmapBaseBounds{0, 1, 0x01};
+constexpr TermWant kRdmapAccess{0, 1, 0x02};
+constexpr TermWant kRdmapStagStream{0, 1, 0x03};
+constexpr TermWant kRdmapToWrap{0, 1, 0x04};
+constexpr TermWant kRdmapCannotInvalidate{0, 1, 0x09};
+constexpr TermWant kRdmapVersion{0, 2, 0x05};
+constexpr TermWant kRdmapUnspecified{0, 2, 0xff};
 
 uint64_t Addr(const void* p) { return reinterpret_cast<uintptr_t>(p); }
 
@@ -127,18 +142,20 @@ struct Victim {
   ibv_mr* target_mr = nullptr;
   ibv_mr* recv_mr = nullptr;
   ibv_mr* sink_mr = nullptr;
-  bool use_srq = false;  // receives on an SRQ of another PD than the QP's
+  ibv_mr* other_mr = nullptr;  // remotely accessible, in another PD
+  bool use_srq = false;        // receives on an SRQ of another PD than the QP's
   ibv_srq* srq = nullptr;
   std::unique_ptr<Guarded> target = std::make_unique<Guarded>(kTargetLen);
   std::unique_ptr<Guarded> recv = std::make_unique<Guarded>(kRecvLen * kRecvs);
   std::unique_ptr<Guarded> sink = std::make_unique<Guarded>(kTargetLen);
+  std::unique_ptr<Guarded> other = std::make_unique<Guarded>(kTargetLen);
 
   ~Victim() {
     if (id && id->qp) rdma_destroy_qp(id);
     if (id) rdma_destroy_id(id);
     if (srq) ibv_destroy_srq(srq);
     if (cq) ibv_destroy_cq(cq);
-    for (ibv_mr* m : {target_mr, recv_mr, sink_mr})
+    for (ibv_mr* m : {target_mr, recv_mr, sink_mr, other_mr})
       if (m) ibv_dereg_mr(m);
   }
   Victim() = default;
@@ -146,7 +163,8 @@ struct Victim {
   Victim& operator=(const Victim&) = delete;
 
   bool GuardsIntact() const {
-    return target->GuardsIntact() && recv->GuardsIntact() && sink->GuardsIntact();
+    return target->GuardsIntact() && recv->GuardsIntact() && sink->GuardsIntact() &&
+           other->GuardsIntact();
   }
   ibv_qp_state State() const {
     ibv_qp_attr a{};
@@ -247,6 +265,8 @@ class Peer {
   bool Send(const rddp_hdr& h, const uint8_t* payload, uint32_t len) {
     uint8_t hdr[RDDP_DDP_UNTAGGED_HDR_LEN];
     uint32_t hl = rddp_hdr_build(&h, hdr);
+    if (mangle_) mangle_(hdr);
+    mangle_ = nullptr;
     last_ulpdu_ = hl + len;
     auto f = std::make_unique<rddp_fpdu>();
     if (rddp_fpdu_build(&tx_, f.get(), hdr, hl, payload, len)) return false;
@@ -256,12 +276,53 @@ class Peer {
       wire.insert(wire.end(), b, b + f->span[i].len);
     }
     if (corrupt_crc_ && crc_) wire.back() ^= 0xff;
+    if (corked_) {
+      cork_.insert(cork_.end(), wire.begin(), wire.end());
+      return true;
+    }
+    size_t hold = std::min(hold_, wire.size());
+    held_.assign(wire.end() - static_cast<std::ptrdiff_t>(hold), wire.end());
+    hold_ = 0;
+    return WriteAll(wire.data(), wire.size() - hold);
+  }
+  // Sends until Uncork() leave in one write (one TCP segment on loopback).
+  void Cork() { corked_ = true; }
+  bool Uncork() {
+    corked_ = false;
+    bool ok = WriteAll(cork_.data(), cork_.size());
+    cork_.clear();
+    return ok;
+  }
+  // A hand-made FPDU (RFC 5044 §4.1): ULPDU_Length @ulpdu_len, whatever
+  // it says, then @body, the pad and (with CRC) a correct CRC.
+  bool SendRawFpdu(uint16_t ulpdu_len, const std::vector<uint8_t>& body) {
+    std::vector<uint8_t> wire{static_cast<uint8_t>(ulpdu_len >> 8),
+                              static_cast<uint8_t>(ulpdu_len)};
+    wire.insert(wire.end(), body.begin(), body.end());
+    while (wire.size() % 4) wire.push_back(0);
+    if (crc_) {
+      uint32_t c = ~rddp_crc32c(~0U, wire.data(), wire.size());
+      for (int i = 3; i >= 0; i--) wire.push_back(static_cast<uint8_t>(c >> (8 * i)));
+    }
     return WriteAll(wire.data(), wire.size());
   }
+  // The next Send writes all but its last @n bytes (a stall mid-FPDU).
+  void HoldBack(size_t n) { hold_ = n; }
+  // Writes the bytes held back.
+  bool SendHeld() {
+    bool ok = WriteAll(held_.data(), held_.size());
+    held_.clear();
+    return ok;
+  }
+  // The next Send's DDP/RDMAP header bytes pass through @f before framing
+  // (so the CRC covers what is sent): fields the builder will not write.
+  void Mangle(std::function<void(uint8_t*)> f) { mangle_ = std::move(f); }
   bool Send(const rddp_hdr& h, const std::vector<uint8_t>& payload) {
     return Send(h, payload.data(), static_cast<uint32_t>(payload.size()));
   }
   void CorruptNextCrc(bool on) { corrupt_crc_ = on; }
+  // Octets after the payload: the CRC (the cases keep FPDUs 4-aligned).
+  size_t TrailerLen() const { return crc_ ? 4 : 0; }
   // The ULPDU length (DDP header and payload) of the last FPDU sent.
   uint32_t LastUlpdu() const { return last_ulpdu_; }
 
@@ -354,6 +415,11 @@ class Peer {
   bool crc_ = true;
   bool corrupt_crc_ = false;
   uint32_t last_ulpdu_ = 0;
+  size_t hold_ = 0;
+  bool corked_ = false;
+  std::vector<uint8_t> cork_;
+  std::vector<uint8_t> held_;
+  std::function<void(uint8_t*)> mangle_;
   rddp_mpa_rx rx_{};
   rddp_mpa_tx tx_{};
   std::vector<uint8_t> pending_;
@@ -438,13 +504,15 @@ class Harness {
       if (!v.srq) return tap.Check(false, name + ": victim SRQ", std::strerror(errno));
     }
     v.sink_mr = ibv_reg_mr(pd_, v.sink->Data(), kTargetLen, IBV_ACCESS_LOCAL_WRITE);
+    v.other_mr = ibv_reg_mr(pd2_, v.other->Data(), kTargetLen, kRemote);
     ibv_qp_init_attr qa{};
     qa.send_cq = v.cq;
     qa.recv_cq = v.cq;
     qa.qp_type = IBV_QPT_RC;
     qa.cap = {16, 16, 1, 1, 0};
     qa.srq = v.srq;
-    if (!v.cq || !v.target_mr || !v.recv_mr || !v.sink_mr || rdma_create_qp(v.id, pd_, &qa))
+    if (!v.cq || !v.target_mr || !v.recv_mr || !v.sink_mr || !v.other_mr ||
+        rdma_create_qp(v.id, pd_, &qa))
       return tap.Check(false, name + ": victim QP and MRs", std::strerror(errno));
     for (int i = 0; i < kRecvs; i++) {
       ibv_sge sge{Addr(v.recv->Data() + static_cast<size_t>(i) * kRecvLen), kRecvLen,
@@ -545,6 +613,81 @@ void ExpectTerminate(const std::string& name, Peer& p, Victim& v, TermWant want,
   tap.Check(flushed, name + ": the posted receives complete in error",
             std::to_string(wcs.size()) + " completions");
   tap.Check(v.GuardsIntact(), name + ": no byte placed outside the buffers");
+}
+
+// RFC 5040 §4.4: a Read Request (QN 1, MSN @msn) for @size octets of @stag
+// at @to, into a sink the victim never checks.
+bool SendReadReq(Peer& p, uint32_t msn, uint32_t stag, uint64_t to, uint32_t size) {
+  rddp_read_req r{};
+  r.sink_stag = 0x4400;
+  r.sink_to = 0x1000;
+  r.size = size;
+  r.src_stag = stag;
+  r.src_to = to;
+  uint8_t b[RDDP_RDMAP_RREQ_LEN];
+  rddp_read_req_build(&r, b);
+  return p.Send(Untagged(RDDP_OP_READ_REQ, msn, 0, true, RDDP_QN_READ_REQ), b, sizeof(b));
+}
+
+// @pred holds within @ms.
+bool WaitFor(const std::function<bool()>& pred, int ms) {
+  auto end = Clock::now() + std::chrono::milliseconds(ms);
+  while (!pred() && Clock::now() < end) usleep(1000);
+  return pred();
+}
+
+bool AllZero(const uint8_t* p, size_t n) {
+  return std::all_of(p, p + n, [](uint8_t b) { return b == 0; });
+}
+
+// ibv_dereg_mr(@mr) returns promptly while the peer holds a message open:
+// MR teardown never waits for the network (issue 11, defect 1). If it
+// hangs, the process cannot end either: report and leave.
+bool DeregPromptly(ibv_mr* mr, const std::string& n) {
+  std::atomic<bool> done{false};
+  int rc = -1;
+  std::thread t([&] {
+    rc = ibv_dereg_mr(mr);
+    done = true;
+  });
+  if (!WaitFor([&] { return done.load(); }, 5000)) {
+    tap.Check(false, n + ": ibv_dereg_mr returns while the peer stalls", "blocked for 5 s");
+    std::fflush(stdout);
+    std::_Exit(tap.Finish());  // the thread sleeps in the kernel
+  }
+  t.join();
+  return tap.Zero(rc, n + ": ibv_dereg_mr returns at once while the peer stalls mid-message");
+}
+
+// A Send of 16 octets whose header bytes pass through @f; the device
+// must answer with @want.
+void MangledSend(const std::string& n, Harness& h, Peer& p, Victim& v,
+                 const std::function<void(uint8_t*)>& f, TermWant want) {
+  p.Mangle(f);
+  p.Send(Untagged(RDDP_OP_SEND, h.SendMsn(), 0, true), Pattern(16, 5));
+  ExpectTerminate(n, p, v, want);
+}
+void MangledWrite(const std::string& n, Peer& p, Victim& v, const std::function<void(uint8_t*)>& f,
+                  TermWant want) {
+  p.Mangle(f);
+  p.Send(Tagged(RDDP_OP_WRITE, v.target_mr->rkey, Addr(v.target->Data()), true), Pattern(16, 5));
+  ExpectTerminate(n, p, v, want);
+}
+
+// A Send the device places and completes (after something it accepted).
+void ExpectSendPlaced(const std::string& n, Harness& h, Peer& p, Victim& v, uint32_t msn_off = 0) {
+  auto data = Pattern(64, 29);
+  p.Send(Untagged(RDDP_OP_SEND, h.SendMsn() + msn_off, 0, true), data);
+  auto wcs = v.Poll(1, kTimeoutMs);
+  Received r = p.Collect(100, [](const Received& x) { return x.term.has_value(); });
+  tap.Check(!r.term && wcs.size() == 1 && wcs[0].status == IBV_WC_SUCCESS &&
+                std::equal(data.begin(), data.end(),
+                           v.recv->Data() + static_cast<size_t>(wcs[0].wr_id) * kRecvLen),
+            n + ": accepted: a Send after it is placed and completes",
+            r.term        ? "got " + TermStr(r)
+            : wcs.empty() ? "no completion"
+                          : "status " + std::to_string(wcs[0].status));
+  tap.Check(v.GuardsIntact(), n + ": guards intact");
 }
 
 struct Case {
@@ -743,6 +886,278 @@ const std::vector<Case>& Cases() {
                    n + ": the first Send after it fills the first receive");
        },
        RDDP_MPA_RTR_SEND},
+      // Defect 1 of issue 11: the peer stalls in the middle of a message
+      // while the victim deregisters the buffer it targets.
+      {"RFC 5041 §7.2 the tagged buffer deregistered while a Write segment arrives",
+       [](const std::string& n, Harness&, Peer& p, Victim& v) {
+         auto data = Pattern(2000, 13);  // FPDU of 2016 octets: no pad
+         p.HoldBack(1000 + p.TrailerLen());
+         p.Send(Tagged(RDDP_OP_WRITE, v.target_mr->rkey, Addr(v.target->Data()), true), data);
+         tap.Check(
+             WaitFor(
+                 [&] { return std::equal(data.begin(), data.begin() + 1000, v.target->Data()); },
+                 kTimeoutMs),
+             n + ": the first 1000 octets are placed as they arrive");
+         if (!DeregPromptly(v.target_mr, n)) return;
+         v.target_mr = nullptr;
+         p.SendHeld();
+         ExpectTerminate(n, p, v, kDdpInvalidStag);
+         tap.Check(AllZero(v.target->Data() + 1000, 1000),
+                   n + ": nothing placed after ibv_dereg_mr returned");
+       }},
+      {"RFC 5041 §7.2 the receive buffer deregistered while a Send arrives",
+       [](const std::string& n, Harness& h, Peer& p, Victim& v) {
+         auto s1 = Pattern(100, 11);
+         p.Send(Untagged(RDDP_OP_SEND, h.SendMsn(), 0, false), s1);
+         tap.Check(
+             WaitFor([&] { return std::equal(s1.begin(), s1.end(), v.recv->Data()); }, kTimeoutMs),
+             n + ": the first segment is placed");
+         if (!DeregPromptly(v.recv_mr, n)) return;
+         v.recv_mr = nullptr;
+         p.Send(Untagged(RDDP_OP_SEND, h.SendMsn(), 100, true), Pattern(100, 57));
+         ExpectTerminate(n, p, v, kDdpCatastrophic, false);
+         tap.Check(AllZero(v.recv->Data() + 100, 100),
+                   n + ": nothing placed after ibv_dereg_mr returned");
+       }},
+      // RFC 5041 §4.1, §7.2 and RFC 5040 §4.2, §7: versions and reserved bits.
+      {"RFC 5041 §7.2 a tagged segment with DDP version 0",
+       [](const std::string& n, Harness&, Peer& p, Victim& v) {
+         MangledWrite(
+             n, p, v, [](uint8_t* b) { b[0] &= 0xfc; }, kDdpTaggedVersion);
+       }},
+      {"RFC 5041 §7.2 an untagged segment with DDP version 2",
+       [](const std::string& n, Harness& h, Peer& p, Victim& v) {
+         MangledSend(
+             n, h, p, v, [](uint8_t* b) { b[0] = (b[0] & 0xfc) | 2; }, kDdpUntaggedVersion);
+       }},
+      {"RFC 5040 §7 a Send with RDMAP version 0",
+       [](const std::string& n, Harness& h, Peer& p, Victim& v) {
+         MangledSend(
+             n, h, p, v, [](uint8_t* b) { b[1] &= 0x3f; }, kRdmapVersion);
+       }},
+      {"RFC 5040 §7 a Write with RDMAP version 2",
+       [](const std::string& n, Harness&, Peer& p, Victim& v) {
+         MangledWrite(
+             n, p, v, [](uint8_t* b) { b[1] = (b[1] & 0x3f) | 0x80; }, kRdmapVersion);
+       }},
+      {"RFC 5041 §4.2 reserved DDP control bits are ignored on receive",
+       [](const std::string& n, Harness& h, Peer& p, Victim& v) {
+         p.Mangle([](uint8_t* b) { b[0] |= 0x3c; });
+         ExpectSendPlaced(n, h, p, v);
+       }},
+      {"RFC 5040 §4.2 reserved RDMAP control bits are ignored on receive",
+       [](const std::string& n, Harness& h, Peer& p, Victim& v) {
+         p.Mangle([](uint8_t* b) { b[1] |= 0x30; });
+         ExpectSendPlaced(n, h, p, v);
+       }},
+      {"RFC 5040 §7 an undefined opcode",
+       [](const std::string& n, Harness& h, Peer& p, Victim& v) {
+         MangledSend(
+             n, h, p, v, [](uint8_t* b) { b[1] = (b[1] & 0xf0) | 0x0f; }, kRdmapUnexpectedOpcode);
+       }},
+      {"RFC 5040 §7 a Write opcode in an untagged segment",
+       [](const std::string& n, Harness& h, Peer& p, Victim& v) {
+         MangledSend(
+             n, h, p, v, [](uint8_t* b) { b[1] = (b[1] & 0xf0) | RDDP_OP_WRITE; },
+             kRdmapUnexpectedOpcode);
+       }},
+      {"RFC 5040 §7 a Send opcode in a tagged segment",
+       [](const std::string& n, Harness&, Peer& p, Victim& v) {
+         MangledWrite(
+             n, p, v, [](uint8_t* b) { b[1] = (b[1] & 0xf0) | RDDP_OP_SEND; },
+             kRdmapUnexpectedOpcode);
+       }},
+      {"RFC 5040 §5.1 a Send on the Read Request queue (QN 1)",
+       [](const std::string& n, Harness&, Peer& p, Victim& v) {
+         p.Send(Untagged(RDDP_OP_SEND, 1, 0, true, RDDP_QN_READ_REQ), Pattern(16, 5));
+         ExpectTerminate(n, p, v, kRdmapUnexpectedOpcode);
+       }},
+      // RFC 5040 §4.4, §5.4, §7: Read Requests the victim must answer or refuse.
+      {"RFC 5040 §5.4 a Read Request is answered with the data",
+       [](const std::string& n, Harness&, Peer& p, Victim& v) {
+         auto data = Pattern(3000, 41);
+         std::copy(data.begin(), data.end(), v.target->Data());
+         SendReadReq(p, 1, v.target_mr->rkey, Addr(v.target->Data()), 3000);
+         std::vector<uint8_t> got;
+         Received r = p.Collect(kTimeoutMs, [](const Received& x) {
+           return !x.msgs.empty() && x.msgs.back().hdr.last;
+         });
+         bool sink_ok = !r.msgs.empty();
+         for (const auto& m : r.msgs) {
+           sink_ok = sink_ok && m.hdr.opcode == RDDP_OP_READ_RESP && m.hdr.stag == 0x4400 &&
+                     m.hdr.to == 0x1000 + got.size();
+           got.insert(got.end(), m.payload.begin(), m.payload.end());
+         }
+         tap.Check(sink_ok && got == data,
+                   n + ": Read Response segments carry the 3000 octets to the sink STag and TO",
+                   std::to_string(r.msgs.size()) + " messages, " + std::to_string(got.size()) +
+                       " octets");
+       }},
+      {"RFC 5040 §7 a Read Request for an invalid STag",
+       [](const std::string& n, Harness&, Peer& p, Victim& v) {
+         SendReadReq(p, 1, v.target_mr->rkey ^ 0x777700, Addr(v.target->Data()), 64);
+         ExpectTerminate(n, p, v, kRdmapInvalidStag);
+       }},
+      {"RFC 5040 §7 a Read Request for a buffer without remote read",
+       [](const std::string& n, Harness&, Peer& p, Victim& v) {
+         SendReadReq(p, 1, v.recv_mr->rkey, Addr(v.recv->Data()), 64);
+         ExpectTerminate(n, p, v, kRdmapAccess);
+       }},
+      {"RFC 5040 §7 a Read Request beyond the MR",
+       [](const std::string& n, Harness&, Peer& p, Victim& v) {
+         SendReadReq(p, 1, v.target_mr->rkey, Addr(v.target->Data()) + 100, kTargetLen);
+         ExpectTerminate(n, p, v, kRdmapBaseBounds);
+       }},
+      {"RFC 5040 §7 a Read Request whose source TO wraps",
+       [](const std::string& n, Harness&, Peer& p, Victim& v) {
+         SendReadReq(p, 1, v.target_mr->rkey, UINT64_MAX - 15, 64);
+         ExpectTerminate(n, p, v, kRdmapToWrap);
+       }},
+      {"RFC 5040 §7 a Read Request for another PD's MR",
+       [](const std::string& n, Harness&, Peer& p, Victim& v) {
+         SendReadReq(p, 1, v.other_mr->rkey, Addr(v.other->Data()), 64);
+         ExpectTerminate(n, p, v, kRdmapStagStream);
+       }},
+      {"RFC 5040 §4.4 a Read Request that is not the last segment",
+       [](const std::string& n, Harness&, Peer& p, Victim& v) {
+         uint8_t b[RDDP_RDMAP_RREQ_LEN] = {};
+         p.Send(Untagged(RDDP_OP_READ_REQ, 1, 0, false, RDDP_QN_READ_REQ), b, sizeof(b));
+         ExpectTerminate(n, p, v, kRdmapUnspecified);
+       }},
+      {"RFC 5040 §4.4 a Read Request of 20 octets",
+       [](const std::string& n, Harness&, Peer& p, Victim& v) {
+         uint8_t b[20] = {};
+         p.Send(Untagged(RDDP_OP_READ_REQ, 1, 0, true, RDDP_QN_READ_REQ), b, sizeof(b));
+         ExpectTerminate(n, p, v, kRdmapUnspecified);
+       }},
+      {"RFC 5040 §6.3 more Read Requests than the IRD",
+       [](const std::string& n, Harness&, Peer& p, Victim& v) {
+         // Five requests (IRD 4) in one TCP segment: the victim's RX sees
+         // all of them before its TX answers one.
+         p.Cork();
+         for (uint32_t i = 1; i <= 5; i++)
+           SendReadReq(p, i, v.target_mr->rkey, Addr(v.target->Data()), 64);
+         p.Uncork();
+         Received r = p.ExpectEnd();
+         tap.Check(r.term && r.term->layer == kDdpNoBuffer.layer &&
+                       r.term->etype == kDdpNoBuffer.etype && r.term->ecode == kDdpNoBuffer.ecode,
+                   n + ": Terminate layer 1 type 2 code 0x2", "got " + TermStr(r));
+         tap.Check(r.term && r.term->r, n + ": it copies the fifth Read Request (RFC 5040 §4.8)");
+         tap.Check(v.WaitState(IBV_QPS_ERR, kTimeoutMs), n + ": the victim's QP is in ERROR");
+       }},
+      // RFC 5041 §7.2, RFC 5040 §7: tagged buffers.
+      {"RFC 5041 §7.2 a Write to another PD's MR",
+       [](const std::string& n, Harness&, Peer& p, Victim& v) {
+         p.Send(Tagged(RDDP_OP_WRITE, v.other_mr->rkey, Addr(v.other->Data()), true),
+                Pattern(64, 5));
+         ExpectTerminate(n, p, v, kDdpStagStream);
+         tap.Check(AllZero(v.other->Data(), 64), n + ": nothing placed");
+       }},
+      {"RFC 5040 §7 a Write to a buffer without remote write",
+       [](const std::string& n, Harness&, Peer& p, Victim& v) {
+         p.Send(Tagged(RDDP_OP_WRITE, v.recv_mr->rkey, Addr(v.recv->Data()), true), Pattern(64, 5));
+         ExpectTerminate(n, p, v, kRdmapAccess);
+         tap.Check(AllZero(v.recv->Data(), 64), n + ": nothing placed");
+       }},
+      {"RFC 5041 §5.2 a zero-length Write: STag and TO are not checked",
+       [](const std::string& n, Harness& h, Peer& p, Victim& v) {
+         p.Send(Tagged(RDDP_OP_WRITE, 0xdead00, 0x1234, true), nullptr, 0);
+         ExpectSendPlaced(n, h, p, v);
+       }},
+      {"RFC 5041 §5.2 a Write in three segments",
+       [](const std::string& n, Harness& h, Peer& p, Victim& v) {
+         auto data = Pattern(3000, 61);
+         uint64_t base = Addr(v.target->Data()) + 64;
+         for (uint32_t off = 0; off < 3000; off += 1000) {
+           p.Send(Tagged(RDDP_OP_WRITE, v.target_mr->rkey, base + off, off == 2000),
+                  data.data() + off, 1000);
+         }
+         ExpectSendPlaced(n, h, p, v);
+         tap.Check(std::equal(data.begin(), data.end(), v.target->Data() + 64) &&
+                       AllZero(v.target->Data(), 64),
+                   n + ": placed at its TOs, nothing else");
+       }},
+      // RFC 5040 §5.1, §7: Send with Invalidate.
+      {"RFC 5040 §7 a Send with Invalidate of an unknown STag",
+       [](const std::string& n, Harness& h, Peer& p, Victim& v) {
+         rddp_hdr sh = Untagged(RDDP_OP_SEND_INV, h.SendMsn(), 0, true);
+         sh.inval_stag = v.target_mr->rkey ^ 0x313100;
+         p.Send(sh, Pattern(16, 5));
+         ExpectTerminate(n, p, v, kRdmapInvalidStag);
+       }},
+      {"RFC 5040 §7 a Send with Invalidate of a registered (not fast-register) MR",
+       [](const std::string& n, Harness& h, Peer& p, Victim& v) {
+         rddp_hdr sh = Untagged(RDDP_OP_SEND_INV, h.SendMsn(), 0, true);
+         sh.inval_stag = v.target_mr->rkey;
+         p.Send(sh, Pattern(16, 5));
+         ExpectTerminate(n, p, v, kRdmapCannotInvalidate);
+       }},
+      {"RFC 5040 §7 a Send with Invalidate of another PD's STag",
+       [](const std::string& n, Harness& h, Peer& p, Victim& v) {
+         rddp_hdr sh = Untagged(RDDP_OP_SEND_INV, h.SendMsn(), 0, true);
+         sh.inval_stag = v.other_mr->rkey;
+         p.Send(sh, Pattern(16, 5));
+         ExpectTerminate(n, p, v, kRdmapStagStream);
+       }},
+      // RFC 5040 §4.8, §5.3: Terminates from the peer.
+      {"RFC 5040 §5.3 a well-formed Terminate from the peer",
+       [](const std::string& n, Harness&, Peer& p, Victim& v) {
+         uint8_t b[64];
+         uint32_t len = rddp_term_build(RDDP_ERR_RDMAP_O_UNSPECIFIED, nullptr, 0, 0, nullptr, b);
+         p.Send(Untagged(RDDP_OP_TERMINATE, 1, 0, true, RDDP_QN_TERMINATE), b, len);
+         Received r = p.ExpectEnd();
+         tap.Check(!r.term && r.closed, n + ": the victim closes without a Terminate in return",
+                   TermStr(r));
+         tap.Check(v.WaitState(IBV_QPS_ERR, kTimeoutMs), n + ": the victim's QP is in ERROR");
+         auto wcs = v.Poll(kRecvs, kTimeoutMs);
+         tap.Check(
+             wcs.size() == kRecvs &&
+                 std::all_of(wcs.begin(), wcs.end(),
+                             [](const ibv_wc& wc) { return wc.status == IBV_WC_WR_FLUSH_ERR; }),
+             n + ": the posted receives are flushed", std::to_string(wcs.size()) + " completions");
+       }},
+      {"RFC 5040 §4.8 a Terminate with reserved bits set",
+       [](const std::string& n, Harness&, Peer& p, Victim& v) {
+         uint8_t b[64];
+         uint32_t len = rddp_term_build(RDDP_ERR_RDMAP_O_UNSPECIFIED, nullptr, 0, 0, nullptr, b);
+         b[2] |= 0x1f;  // RFC 5040 §4.8: the control word's Reserved bits
+         p.Send(Untagged(RDDP_OP_TERMINATE, 1, 0, true, RDDP_QN_TERMINATE), b, len);
+         Received r = p.ExpectEnd();
+         tap.Check(!r.term && r.closed, n + ": taken as a Terminate: closed without one in return",
+                   TermStr(r));
+         tap.Check(v.WaitState(IBV_QPS_ERR, kTimeoutMs), n + ": the victim's QP is in ERROR");
+       }},
+      {"RFC 5040 §4.8 a truncated Terminate",
+       [](const std::string& n, Harness&, Peer& p, Victim& v) {
+         uint8_t b[2] = {0x02, 0x00};
+         p.Send(Untagged(RDDP_OP_TERMINATE, 1, 0, true, RDDP_QN_TERMINATE), b, sizeof(b));
+         ExpectTerminate(n, p, v, kRdmapUnspecified);
+       }},
+      // RFC 5044 §4.1, §8: framing.
+      {"RFC 5044 §4.1 an FPDU with ULPDU_Length 0",
+       [](const std::string& n, Harness&, Peer& p, Victim& v) {
+         p.SendRawFpdu(0, {});
+         ExpectTerminate(n, p, v, kDdpCatastrophic, false);
+       }},
+      {"RFC 5044 §4.1 an FPDU shorter than a DDP header",
+       [](const std::string& n, Harness&, Peer& p, Victim& v) {
+         p.SendRawFpdu(6, {0x41, 0x41, 0, 0, 0, 0});
+         ExpectTerminate(n, p, v, kDdpCatastrophic, false);
+       }},
+      {"RFC 5044 §4.1 the peer closes in the middle of an FPDU",
+       [](const std::string& n, Harness& h, Peer& p, Victim& v) {
+         p.HoldBack(200);
+         p.Send(Untagged(RDDP_OP_SEND, h.SendMsn(), 0, true), Pattern(500, 5));
+         p.Close();
+         tap.Check(v.WaitState(IBV_QPS_ERR, kTimeoutMs), n + ": the victim's QP is in ERROR");
+         auto wcs = v.Poll(kRecvs, kTimeoutMs);
+         tap.Check(wcs.size() == kRecvs &&
+                       std::all_of(wcs.begin(), wcs.end(),
+                                   [](const ibv_wc& wc) { return wc.status != IBV_WC_SUCCESS; }),
+                   n + ": every posted receive completes in error",
+                   std::to_string(wcs.size()) + " completions");
+         tap.Check(v.GuardsIntact(), n + ": guards intact");
+       }},
   };
   return cases;
 }
@@ -829,14 +1244,17 @@ void RunRead(const ReadCase& c, Peer& p, Victim& v) {
 
 int main(int argc, char** argv) {
   if (argc < 2) {
-    std::fprintf(stderr, "usage: %s ADDR\n", argv[0]);
+    std::fprintf(stderr, "usage: %s ADDR [FILTER]\n", argv[0]);
     return 2;
   }
   Harness h(argv[1]);
   if (!tap.Check(h.Ready(), "listen on " + std::string(argv[1]) + " and allocate a PD"))
     return tap.Finish();
-  auto fresh = [&h](const std::string& name, const std::function<void(Peer&, Victim&)>& body,
-                    uint8_t offer = RDDP_MPA_RTR_ALL, bool send_rtr = true, bool srq = false) {
+  const std::string filter = argc > 2 ? argv[2] : "";
+  auto fresh = [&h, &filter](
+                   const std::string& name, const std::function<void(Peer&, Victim&)>& body,
+                   uint8_t offer = RDDP_MPA_RTR_ALL, bool send_rtr = true, bool srq = false) {
+    if (name.find(filter) == std::string::npos) return;
     Peer p;
     Victim v;
     v.use_srq = srq;

@@ -39,7 +39,8 @@ enum { RDDP_MCGRP_MONITOR };
 static const struct genl_multicast_group rddp_mcgrps[] = {
 	/*
 	 * Events name peers' addresses: CAP_NET_ADMIN in the netns's user
-	 * namespace only (genl_bind() checks the GENL_MCAST_* flags).
+	 * namespace only (genl_bind() checks the GENL_MCAST_* flags), the
+	 * rule for the addresses in QP_GET too.
 	 */
 	[RDDP_MCGRP_MONITOR] = { .name = RDDP_GENL_MCGRP_MONITOR,
 				 .flags = GENL_MCAST_CAP_NET_ADMIN },
@@ -61,6 +62,12 @@ static const struct nla_policy rddp_policy[RDDP_A_MAX + 1] = {
 };
 
 /* ---- the device table ---- */
+
+/* The network namespace the RDMA core puts @rdev in (events go there). */
+static struct net *rddp_dev_net(struct rddp_device *rdev)
+{
+	return read_pnet(&rdev->ibdev.coredev.rdma_net);
+}
 
 void rddp_genl_dev_add(struct rddp_device *rdev)
 {
@@ -269,6 +276,43 @@ static int rddp_stats_reset_doit(struct sk_buff *skb, struct genl_info *info)
 
 /* ---- QP_GET ---- */
 
+/*
+ * Who sees what in a QP_GET dump (issue 11), after the RDMA core's rules
+ * for `rdma resource show` in nldev.c:
+ *
+ * - Every QP of every device the reader's network namespace may access
+ *   (rdma_dev_access_netns()), whoever made it. The core filters restrack
+ *   entries by net namespace only: it dropped its PID namespace filter
+ *   (rdma_is_visible_in_pid_ns(), gone in 2019, "RDMA/restrack: Remove PID
+ *   namespace support"): a QP can outlive the task that created it, and
+ *   then vanished from every listing. QP_GET reports no PID, the one thing
+ *   the core still shows per PID namespace (task_pid_vnr()).
+ * - The peer's and our own address and port (RDDP_A_QP_LOCAL_ADDR,
+ *   RDDP_A_QP_REMOTE_ADDR) only to a reader with CAP_NET_ADMIN in the user
+ *   namespace owning the device's network namespace; others get the QP
+ *   without them. The core gates what it deems sensitive on
+ *   netlink_capable(CAP_NET_ADMIN) at the request (has_cap_net_admin); for
+ *   rddp that is who talks to whom, and the capability is the one the
+ *   monitor group asks for events that name peers, in the same namespace
+ *   the events go to. The rest (state, MPA parameters, counters, errors,
+ *   Terminates) is open, like QP state, PSNs and counters in the core.
+ */
+
+/**
+ * rddp_genl_sees_peers() - may a request's sender see @rdev's addresses?
+ * @skb: the request (cb->skb in a dump)
+ * @rdev: the device whose QPs are reported
+ *
+ * Return: true if the socket's opener and the sender have CAP_NET_ADMIN in
+ * the user namespace owning @rdev's network namespace.
+ */
+static bool rddp_genl_sees_peers(const struct sk_buff *skb,
+				 struct rddp_device *rdev)
+{
+	return netlink_ns_capable(skb, rddp_dev_net(rdev)->user_ns,
+				  CAP_NET_ADMIN);
+}
+
 static int rddp_put_addr(struct sk_buff *skb, int type,
 			 const struct sockaddr_storage *a)
 {
@@ -310,17 +354,24 @@ u8 rddp_rtr_uapi(u8 rtr)
 	}
 }
 
-/* The stream's fields; caller holds qp->state_lock (stream is stable). */
-static int rddp_put_stream(struct sk_buff *skb, struct rddp_stream *s)
+/*
+ * The stream's fields, its addresses only if @peers; caller holds
+ * qp->state_lock (stream is stable).
+ */
+static int rddp_put_stream(struct sk_buff *skb, struct rddp_stream *s,
+			   bool peers)
 {
 	const struct rddp_stream_params *p = &s->p;
 	enum rddp_err err = atomic_read(&s->term_set) ? s->term_err :
 							RDDP_ERR_NONE;
 
-	if (nla_put_flag(skb, RDDP_A_QP_CONNECTED) ||
-	    rddp_put_addr(skb, RDDP_A_QP_LOCAL_ADDR, &s->laddr) ||
-	    rddp_put_addr(skb, RDDP_A_QP_REMOTE_ADDR, &s->raddr) ||
-	    nla_put_u8(skb, RDDP_A_QP_MPA_REV, p->mpa_rev) ||
+	if (nla_put_flag(skb, RDDP_A_QP_CONNECTED))
+		return -EMSGSIZE;
+	if (peers &&
+	    (rddp_put_addr(skb, RDDP_A_QP_LOCAL_ADDR, &s->laddr) ||
+	     rddp_put_addr(skb, RDDP_A_QP_REMOTE_ADDR, &s->raddr)))
+		return -EMSGSIZE;
+	if (nla_put_u8(skb, RDDP_A_QP_MPA_REV, p->mpa_rev) ||
 	    nla_put_u8(skb, RDDP_A_QP_CRC, p->crc) ||
 	    nla_put_u8(skb, RDDP_A_QP_MARKERS_TX, p->markers_tx) ||
 	    nla_put_u8(skb, RDDP_A_QP_MARKERS_RX, p->markers_rx) ||
@@ -349,15 +400,16 @@ static int rddp_put_stream(struct sk_buff *skb, struct rddp_stream *s)
 	return 0;
 }
 
-static int rddp_fill_qp(struct sk_buff *skb, struct rddp_device *rdev,
-			struct rddp_qp *qp, u32 portid, u32 seq)
+/* One QP's message of a dump; its addresses only if @peers. */
+static int rddp_fill_qp(struct sk_buff *skb, struct netlink_callback *cb,
+			struct rddp_qp *qp, bool peers)
 {
 	struct nlattr *nest;
 	void *hdr;
 	int ret = -EMSGSIZE;
 
-	hdr = genlmsg_put(skb, portid, seq, &rddp_genl_family, NLM_F_MULTI,
-			  RDDP_CMD_QP_GET);
+	hdr = genlmsg_put(skb, NETLINK_CB(cb->skb).portid, cb->nlh->nlmsg_seq,
+			  &rddp_genl_family, NLM_F_MULTI, RDDP_CMD_QP_GET);
 	if (!hdr)
 		return -EMSGSIZE;
 	nest = nla_nest_start(skb, RDDP_A_QP);
@@ -365,10 +417,10 @@ static int rddp_fill_qp(struct sk_buff *skb, struct rddp_device *rdev,
 		goto cancel;
 	mutex_lock(&qp->state_lock);
 	if (nla_put_string(skb, RDDP_A_QP_DEV_NAME,
-			   dev_name(&rdev->ibdev.dev)) ||
+			   dev_name(&qp->rdev->ibdev.dev)) ||
 	    nla_put_u32(skb, RDDP_A_QP_NUM, qp->base.qp_num) ||
 	    nla_put_u8(skb, RDDP_A_QP_STATE, qp->state) ||
-	    (qp->stream && rddp_put_stream(skb, qp->stream))) {
+	    (qp->stream && rddp_put_stream(skb, qp->stream, peers))) {
 		mutex_unlock(&qp->state_lock);
 		goto cancel;
 	}
@@ -382,17 +434,46 @@ cancel:
 }
 
 /*
+ * @rdev's QPs from QPN cb->args[1] on, which follows them. Return: 0 when
+ * all fit, -EMSGSIZE when @skb is full.
+ */
+static int rddp_qp_dump_dev(struct sk_buff *skb, struct netlink_callback *cb,
+			    struct rddp_device *rdev)
+{
+	bool peers = rddp_genl_sees_peers(cb->skb, rdev);
+	unsigned long qpn;
+	struct rddp_qp *qp;
+	int ret;
+
+	for (qpn = cb->args[1];; qpn++) {
+		rcu_read_lock();
+		qp = xa_find(&rdev->qp_xa, &qpn, ULONG_MAX, XA_PRESENT);
+		if (qp && !refcount_inc_not_zero(&qp->ref))
+			qp = ERR_PTR(-ENOENT);	/* being destroyed */
+		rcu_read_unlock();
+		if (!qp)
+			return 0;
+		if (IS_ERR(qp))
+			continue;
+		ret = rddp_fill_qp(skb, cb, qp, peers);
+		rddp_qp_put(qp);
+		if (ret)
+			return ret;
+		cb->args[1] = qpn + 1;
+	}
+}
+
+/*
  * cb->args[0]: device index, cb->args[1]: next QPN on it. With
- * RDDP_A_DEV_NAME only that device's QPs.
+ * RDDP_A_DEV_NAME only that device's QPs. Who sees what: above.
  */
 static int rddp_qp_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 {
 	const struct genl_dumpit_info *info = genl_dumpit_info(cb);
 	struct nlattr *name_attr = info->attrs[RDDP_A_DEV_NAME];
 	struct net *net = sock_net(cb->skb->sk);
-	unsigned long didx = cb->args[0], qpn;
+	unsigned long didx = cb->args[0];
 	struct rddp_device *rdev;
-	struct rddp_qp *qp;
 	int ret = 0;
 
 	mutex_lock(&rddp_devs_lock);
@@ -406,28 +487,12 @@ static int rddp_qp_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 			cb->args[0] = didx;
 			cb->args[1] = 0;
 		}
-		for (qpn = cb->args[1];; qpn++) {
-			rcu_read_lock();
-			qp = xa_find(&rdev->qp_xa, &qpn, ULONG_MAX, XA_PRESENT);
-			if (qp && !refcount_inc_not_zero(&qp->ref))
-				qp = ERR_PTR(-ENOENT);	/* being destroyed */
-			rcu_read_unlock();
-			if (!qp)
-				break;
-			if (IS_ERR(qp))
-				continue;
-			ret = rddp_fill_qp(skb, rdev, qp,
-					   NETLINK_CB(cb->skb).portid,
-					   cb->nlh->nlmsg_seq);
-			rddp_qp_put(qp);
-			if (ret)
-				goto out;
-			cb->args[1] = qpn + 1;
-		}
+		ret = rddp_qp_dump_dev(skb, cb, rdev);
+		if (ret)
+			break;
 		cb->args[0] = didx + 1;
 		cb->args[1] = 0;
 	}
-out:
 	mutex_unlock(&rddp_devs_lock);
 	return ret && !skb->len ? ret : skb->len;
 }
@@ -444,6 +509,10 @@ static const struct genl_small_ops rddp_genl_ops[] = {
 		.flags = GENL_UNS_ADMIN_PERM,
 	},
 	{
+		/*
+		 * Open to all; addresses only with CAP_NET_ADMIN over the
+		 * device's netns (see "Who sees what" above).
+		 */
 		.cmd = RDDP_CMD_QP_GET,
 		.dumpit = rddp_qp_get_dumpit,
 	},
@@ -470,11 +539,6 @@ static struct genl_family rddp_genl_family = {
 };
 
 /* ---- events ---- */
-
-static struct net *rddp_dev_net(struct rddp_device *rdev)
-{
-	return read_pnet(&rdev->ibdev.coredev.rdma_net);
-}
 
 /*
  * Start an event message, or NULL when nobody listens in the device's

@@ -191,6 +191,23 @@ TEST(RddpctlFormat, QpTableMatchesTheVmTest) {
             std::string::npos);
 }
 
+TEST(RddpctlFormat, QpWithoutAddresses) {
+  // What a caller without CAP_NET_ADMIN gets (kmod/genl.c, QP_GET): a
+  // connected QP without RDDP_A_QP_LOCAL_ADDR and RDDP_A_QP_REMOTE_ADDR.
+  Qp q = ConnectedQp();
+  q.local.reset();
+  q.remote.reset();
+  EXPECT_EQ(FormatQps({q}, kHuman),
+            "DEV    QPN  STATE  LOCAL  REMOTE  MPA  CRC  MARKERS  IRD/ORD  RTR\n"
+            "rddp0  17   RTS    -      -       2    on   off/off  16/8     write\n");
+  json j = Parse(FormatQps({q}, kJson));
+  ASSERT_EQ(j.size(), 1U);
+  EXPECT_EQ(j[0]["connected"], true);
+  EXPECT_EQ(j[0]["mpa_rev"], 2);
+  for (const char* key : {"local_addr", "local_port", "remote_addr", "remote_port"})
+    EXPECT_FALSE(j[0].contains(key)) << key;
+}
+
 TEST(RddpctlFormat, QpTableDetails) {
   Qp q = ConnectedQp();
   q.local = Endpoint{"2001:db8::1", 7174, true};

@@ -5,7 +5,8 @@
 # setting the next connection uses (seen in the MPA Request on the wire),
 # zero copy on and off by its setting and by CRC (tx_zcopy_bytes),
 # the exit codes for a missing module, a missing device, bad arguments and
-# an unprivileged user; `rdma statistic` and `rdma resource` beside it.
+# an unprivileged user, who sees QPs without their addresses; `rdma
+# statistic` and `rdma resource` beside it.
 . /rddp/tests/vm/lib.sh
 
 ctl=/rddp/build/cmake/userspace/rddpctl/rddpctl
@@ -108,6 +109,23 @@ bwc=$!
 sleep 3
 t_like "qp show: two connected QPs in RTS" 'rddp0 +[0-9]+ +RTS +198\.51\.100\.1:[0-9]+ +198\.51\.100\.1:[0-9]+ +2 +on +off' \
 	$ctl qp show
+# Addresses only with CAP_NET_ADMIN (Documentation/netlink-api.md, "Who
+# sees what"): a user gets the same QPs without them, and no error.
+t_run "-j qp show as root: both ends' addresses and ports" jqt \
+	'[.[] | select(.connected and .state == "RTS")] | length >= 2 and all(.local_addr == "198.51.100.1" and .remote_addr == "198.51.100.1" and .local_port > 0 and .remote_port > 0)' \
+	$ctl -j qp show
+no_addr() { # CMD...: CMD succeeds and its output names no 198.51.100.x
+	local out
+	out=$("$@") || return 1
+	echo "$out"
+	! grep -q '198\.51\.100\.' <<<"$out"
+}
+t_like "qp show as a user: the connected QPs, addresses -" 'rddp0 +[0-9]+ +RTS +- +- +2 +on +off' \
+	user $ctl qp show
+t_run "qp show as a user names no address" no_addr user $ctl -s qp show
+t_run "-j qp show as a user: MPA parameters, no address or port" jqt \
+	'[.[] | select(.connected and .state == "RTS")] | length >= 2 and all(.mpa_rev == 2 and .crc and (has("local_addr") or has("local_port") or has("remote_addr") or has("remote_port") | not))' \
+	user $ctl -j qp show
 # perftest makes two connections (data and its exchange channel).
 t_run "-j qp show dev rddp0: MPA parameters and traffic" jqt \
 	'[.[] | select(.connected and .state == "RTS")] | length >= 2 and all(.mpa_rev == 2 and .crc and (.markers_tx | not) and .rtr == "write" and .mulpdu > 0) and (map(.tx_bytes) | add > 0)' \

@@ -8,7 +8,8 @@
  * Every request names a device by RDDP_A_DEV_NAME (the ib_device name,
  * e.g. "rddp0") unless it dumps all devices. Unknown attributes are
  * refused (strict validation). SET and RESET need CAP_NET_ADMIN in the
- * user namespace owning the caller's network namespace.
+ * user namespace owning the caller's network namespace; QP_GET gives a QP's
+ * addresses only with CAP_NET_ADMIN over the device's network namespace.
  */
 #ifndef _UAPI_LINUX_RDDP_NETLINK_H
 #define _UAPI_LINUX_RDDP_NETLINK_H
@@ -23,7 +24,10 @@ enum rddp_cmd {
 	RDDP_CMD_DEV_GET,
 	/* admin: RDDP_A_DEV_NAME + RDDP_A_DEV_SETTINGS (any subset) */
 	RDDP_CMD_DEV_SET,
-	/* dump, optionally filtered by RDDP_A_DEV_NAME: one message per QP */
+	/*
+	 * dump, optionally filtered by RDDP_A_DEV_NAME: one message per QP;
+	 * RDDP_A_QP_*_ADDR only for CAP_NET_ADMIN
+	 */
 	RDDP_CMD_QP_GET,
 	/* admin: RDDP_A_DEV_NAME; zeroes the device's counters */
 	RDDP_CMD_STATS_RESET,
@@ -113,8 +117,8 @@ enum rddp_qp_attr {
 	RDDP_A_QP_NUM,		/* u32: QP number */
 	RDDP_A_QP_STATE,	/* u8: enum ib_qp_state */
 	RDDP_A_QP_CONNECTED,	/* flag: has an MPA stream */
-	RDDP_A_QP_LOCAL_ADDR,	/* binary: struct sockaddr_in or _in6 */
-	RDDP_A_QP_REMOTE_ADDR,	/* binary: struct sockaddr_in or _in6 */
+	RDDP_A_QP_LOCAL_ADDR,	/* binary: sockaddr_in or _in6; admin only */
+	RDDP_A_QP_REMOTE_ADDR,	/* binary: sockaddr_in or _in6; admin only */
 	RDDP_A_QP_MPA_REV,	/* u8 */
 	RDDP_A_QP_CRC,		/* u8 0/1 */
 	RDDP_A_QP_MARKERS_TX,	/* u8 0/1: we insert markers */

@@ -15,7 +15,10 @@
 //
 // Prints TAP; the exit status is non-zero if a check failed.
 //
-//   rddp_hostile ADDR [FILTER]   (only the cases whose name contains FILTER)
+//   rddp_hostile [--crc=0] ADDR [FILTER]
+// FILTER: only the cases whose name contains it. --crc=0: the peer asks
+// for no MPA CRC (for a device whose mpa_crc is 0: then the streams run
+// without CRC; the CRC case asks for it anyway).
 extern "C" {
 #include <rddp/crc32c.h>
 #include <rddp/mpa.h>
@@ -56,6 +59,9 @@ using rddp_test::Tap;
 using Clock = std::chrono::steady_clock;
 
 Tap tap;
+// C in the peer's MPA frames (--crc=0 turns it off): RFC 5044 §7.1.1 uses
+// CRC on a connection when either end asks for it.
+bool g_crc = true;
 
 constexpr uint8_t kGuard = 0xA5;
 constexpr size_t kGuardLen = 256;
@@ -215,6 +221,7 @@ class Peer {
  public:
   ~Peer() {
     if (fd_ >= 0) close(fd_);
+    if (lfd_ >= 0) close(lfd_);
   }
   Peer() = default;
   Peer(const Peer&) = delete;
@@ -228,38 +235,67 @@ class Peer {
   }
   // RFC 5044 §7.1.1 / RFC 6581 §9.1.1: a revision-2 Request with CRC,
   // peer-to-peer, IRD = ORD = 4 and the RTR kinds @rtr offered.
-  bool SendRequest(uint8_t rtr) {
+  static rddp_mpa_frame StdRequest(uint8_t rtr) {
     rddp_mpa_frame f{};
     f.type = RDDP_MPA_REQUEST;
     f.rev = 2;
-    f.crc = true;
+    f.crc = g_crc;
     f.enhanced = true;
     f.p2p = true;
     f.rtr = rtr;
     f.ird = 4;
     f.ord = 4;
-    uint8_t buf[RDDP_MPA_FRAME_MAX];
-    int n = rddp_mpa_frame_build(&f, buf, sizeof(buf));
-    return n > 0 && WriteAll(buf, static_cast<size_t>(n));
+    return f;
+  }
+  bool SendRequest(uint8_t rtr) { return SendFrame(StdRequest(rtr)); }
+  // Request or Reply @f, its raw bytes passed through @edit, of which
+  // only the first @cut are sent if @cut is not 0.
+  bool SendFrame(const rddp_mpa_frame& f,
+                 const std::function<void(std::vector<uint8_t>&)>& edit = nullptr, size_t cut = 0) {
+    std::vector<uint8_t> buf(RDDP_MPA_FRAME_MAX);
+    int n = rddp_mpa_frame_build(&f, buf.data(), static_cast<uint32_t>(buf.size()));
+    if (n <= 0) return false;
+    buf.resize(static_cast<size_t>(n));
+    if (edit) edit(buf);
+    if (cut) buf.resize(std::min(cut, buf.size()));
+    my_markers_ = f.markers;  // M: what we want to receive
+    return WriteAll(buf.data(), buf.size());
   }
   // Reads the Reply; bytes after it are FPDUs, kept for the deframer.
-  bool ReadReply(rddp_mpa_frame* f) {
-    rddp_mpa_frame_rx rx{};
-    rddp_mpa_frame_rx_init(&rx, RDDP_MPA_REPLY, 2);
-    uint8_t buf[2048];
-    while (true) {
-      ssize_t n = ReadSome(buf, sizeof(buf), kTimeoutMs);
-      if (n <= 0) return false;
-      uint32_t used = 0;
-      int r = rddp_mpa_frame_rx_feed(&rx, buf, static_cast<uint32_t>(n), &used, f);
-      if (r == RDDP_MPA_FRAME_MORE) continue;
-      if (r != RDDP_MPA_FRAME_OK) return false;
-      pending_.assign(buf + used, buf + n);
-      crc_ = f->crc;
-      rddp_mpa_rx_init(&rx_, f->markers, f->crc, 65535);
-      tx_ = rddp_mpa_tx{f->markers, f->crc, 0};
-      return true;
-    }
+  bool ReadReply(rddp_mpa_frame* f) { return ReadFrame(RDDP_MPA_REPLY, f); }
+  // rddp as the Initiator (RFC 5044 §7.1.2): its Request.
+  bool ReadRequest(rddp_mpa_frame* f) { return ReadFrame(RDDP_MPA_REQUEST, f); }
+  // RFC 5044 §7.1.1: a Reply is what the Responder sends, so once it is
+  // out the FPDU streams start; markers go where the receiver asked.
+  void StartFpdus(bool tx_markers, bool crc) {
+    crc_ = crc;
+    rddp_mpa_rx_init(&rx_, my_markers_, crc, 65535);
+    tx_ = rddp_mpa_tx{tx_markers, crc, 0};
+  }
+  // A TCP listener on @addr for rddp's connect; the port it got.
+  uint16_t Listen(const sockaddr_in& addr) {
+    lfd_ = socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in a = addr;
+    a.sin_port = 0;
+    socklen_t len = sizeof(a);
+    if (lfd_ < 0 || bind(lfd_, reinterpret_cast<sockaddr*>(&a), sizeof(a)) || listen(lfd_, 1) ||
+        getsockname(lfd_, reinterpret_cast<sockaddr*>(&a), &len))
+      return 0;
+    return a.sin_port;
+  }
+  bool AcceptTcp(int ms) {
+    pollfd pfd{lfd_, POLLIN, 0};
+    if (poll(&pfd, 1, ms) != 1) return false;
+    fd_ = accept(lfd_, nullptr, nullptr);
+    int one = 1;
+    setsockopt(fd_, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+    return fd_ >= 0;
+  }
+  // The device closes the connection within @ms without sending a byte.
+  bool ExpectSilentClose(int ms) {
+    uint8_t b[64];
+    ssize_t n = ReadSome(b, sizeof(b), ms);
+    return n == 0 || (n < 0 && errno != ETIMEDOUT);
   }
   // One FPDU around the DDP/RDMAP header @h and @payload.
   bool Send(const rddp_hdr& h, const uint8_t* payload, uint32_t len) {
@@ -300,10 +336,9 @@ class Peer {
                               static_cast<uint8_t>(ulpdu_len)};
     wire.insert(wire.end(), body.begin(), body.end());
     while (wire.size() % 4) wire.push_back(0);
-    if (crc_) {
-      uint32_t c = ~rddp_crc32c(~0U, wire.data(), wire.size());
-      for (int i = 3; i >= 0; i--) wire.push_back(static_cast<uint8_t>(c >> (8 * i)));
-    }
+    // RFC 5044 §4.4: the CRC field is there, zero, when CRC is off.
+    uint32_t c = crc_ ? ~rddp_crc32c(~0U, wire.data(), wire.size()) : 0;
+    for (int i = 0; i < 4; i++) wire.push_back(static_cast<uint8_t>(c >> (8 * i)));  // as fpdu_tx.c
     return WriteAll(wire.data(), wire.size());
   }
   // The next Send writes all but its last @n bytes (a stall mid-FPDU).
@@ -321,8 +356,9 @@ class Peer {
     return Send(h, payload.data(), static_cast<uint32_t>(payload.size()));
   }
   void CorruptNextCrc(bool on) { corrupt_crc_ = on; }
-  // Octets after the payload: the CRC (the cases keep FPDUs 4-aligned).
-  size_t TrailerLen() const { return crc_ ? 4 : 0; }
+  // Octets after the payload of an FPDU whose length is a multiple of 4:
+  // the CRC field, present (zero) even without CRC (RFC 5044 §4.4).
+  static size_t TrailerLen() { return RDDP_MPA_CRC_LEN; }
   // The ULPDU length (DDP header and payload) of the last FPDU sent.
   uint32_t LastUlpdu() const { return last_ulpdu_; }
 
@@ -360,6 +396,23 @@ class Peer {
   }
 
  private:
+  bool ReadFrame(rddp_mpa_frame_type type, rddp_mpa_frame* f) {
+    rddp_mpa_frame_rx rx{};
+    rddp_mpa_frame_rx_init(&rx, type, 2);
+    uint8_t buf[2048];
+    while (true) {
+      ssize_t n = ReadSome(buf, sizeof(buf), kTimeoutMs);
+      if (n <= 0) return false;
+      uint32_t used = 0;
+      int r = rddp_mpa_frame_rx_feed(&rx, buf, static_cast<uint32_t>(n), &used, f);
+      if (r == RDDP_MPA_FRAME_MORE) continue;
+      if (r != RDDP_MPA_FRAME_OK) return false;
+      pending_.assign(buf + used, buf + n);
+      // Our Reply starts the streams when we are the Responder.
+      if (type == RDDP_MPA_REPLY) StartFpdus(f->markers, f->crc);
+      return true;
+    }
+  }
   bool WriteAll(const uint8_t* p, size_t n) const {
     while (n) {
       ssize_t w = write(fd_, p, n);
@@ -412,6 +465,8 @@ class Peer {
   }
 
   int fd_ = -1;
+  int lfd_ = -1;
+  bool my_markers_ = false;  // M in the frame we sent
   bool crc_ = true;
   bool corrupt_crc_ = false;
   uint32_t last_ulpdu_ = 0;
@@ -480,14 +535,59 @@ class Harness {
   // A fresh connection: the peer's Request, the victim's accept with
   // receives posted, the Reply, the RTR the Reply selected, ESTABLISHED.
   // With @send_rtr false the case sends the RTR (or what stands for it).
-  bool Connect(Peer& p, Victim& v, const std::string& name, uint8_t offer, bool send_rtr) {
-    if (!p.Connect(to_) || !p.SendRequest(offer))
+  bool Connect(Peer& p, Victim& v, const std::string& name, uint8_t offer, bool send_rtr,
+               bool crc) {
+    rddp_mpa_frame f = Peer::StdRequest(offer);
+    f.crc = crc;
+    if (!p.Connect(to_) || !p.SendFrame(f))
       return tap.Check(false, name + ": TCP connect and MPA Request", std::strerror(errno));
+    return AcceptRequest(p, v, name, send_rtr);
+  }
+  // The victim's side once the peer's Request is out: the listener sees
+  // it, the victim accepts, the Reply comes back (in @reply), and the RTR.
+  bool AcceptRequest(Peer& p, Victim& v, const std::string& name, bool send_rtr,
+                     rddp_mpa_frame* reply_out = nullptr) {
     CmEvent ev = NextEvent(ch_, kTimeoutMs);
     if (!ev || ev->event != RDMA_CM_EVENT_CONNECT_REQUEST)
       return tap.Check(false, name + ": the listener sees the Request");
     v.id = ev->id;
     ev.reset();
+    if (!BuildVictim(v, name)) return false;
+    rdma_conn_param cp{};
+    cp.responder_resources = 4;
+    cp.initiator_depth = 4;
+    if (rdma_accept(v.id, &cp))
+      return tap.Check(false, name + ": rdma_accept", std::strerror(errno));
+    rddp_mpa_frame reply{};
+    if (!p.ReadReply(&reply) || reply.reject)
+      return tap.Check(false, name + ": an MPA Reply accepting the Request");
+    if (reply_out) *reply_out = reply;
+    last_reply_crc_ = reply.crc;
+    rtr_ = reply.rtr;
+    if (send_rtr) {
+      // RFC 6581 §9.1.1: the Initiator sends the RTR the Reply selected.
+      bool ok = true;
+      if (reply.rtr & RDDP_MPA_RTR_WRITE) {
+        ok = p.Send(Tagged(RDDP_OP_WRITE, 0, 0, true), nullptr, 0);
+      } else if (reply.rtr & RDDP_MPA_RTR_SEND) {
+        ok = p.Send(Untagged(RDDP_OP_SEND, 1, 0, true), nullptr, 0);
+        send_msn_ = 2;
+      } else if (reply.rtr & RDDP_MPA_RTR_READ) {
+        uint8_t zero[RDDP_RDMAP_RREQ_LEN] = {};  // a zero-length Read
+        ok = p.Send(Untagged(RDDP_OP_READ_REQ, 1, 0, true, RDDP_QN_READ_REQ), zero, sizeof(zero));
+      }
+      if (!ok) return tap.Check(false, name + ": send the RTR", std::strerror(errno));
+    }
+    // rddp reports the connection established once its Reply is sent,
+    // siw once the RTR is in: a case that sends no proper RTR does not
+    // wait for it (a late event is drained after the case).
+    ev = NextEvent(ch_, send_rtr ? kTimeoutMs : 500);
+    if (send_rtr && (!ev || ev->event != RDMA_CM_EVENT_ESTABLISHED))
+      return tap.Check(false, name + ": connection established");
+    return true;
+  }
+  // The victim's CQ, MRs and QP on v.id, receives posted.
+  bool BuildVictim(Victim& v, const std::string& name) {
     v.cq = ibv_create_cq(v.id->verbs, 64, nullptr, nullptr, 0);
     constexpr int kRemote =
         IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ;
@@ -525,38 +625,40 @@ class Harness {
       if (v.srq ? ibv_post_srq_recv(v.srq, &wr, &bad) : ibv_post_recv(v.id->qp, &wr, &bad))
         return tap.Check(false, name + ": post receives", std::strerror(errno));
     }
+    return true;
+  }
+  // rddp as the MPA Initiator: the victim connects to @p's TCP listener
+  // and its Request arrives (in @req).
+  bool ConnectOut(Peer& p, Victim& v, const std::string& name, rddp_mpa_frame* req) {
+    sockaddr_in dst = to_;
+    dst.sin_port = p.Listen(to_);
+    sockaddr_in src = to_;
+    src.sin_port = 0;
+    if (!dst.sin_port || rdma_create_id(ch_, &v.id, nullptr, RDMA_PS_TCP) ||
+        rdma_resolve_addr(v.id, reinterpret_cast<sockaddr*>(&src),
+                          reinterpret_cast<sockaddr*>(&dst), kTimeoutMs)) {
+      return tap.Check(false, name + ": a TCP listener and rdma_resolve_addr",
+                       std::strerror(errno));
+    }
+    CmEvent ev = NextEvent(ch_, kTimeoutMs);
+    if (!ev || ev->event != RDMA_CM_EVENT_ADDR_RESOLVED || rdma_resolve_route(v.id, kTimeoutMs))
+      return tap.Check(false, name + ": address resolved");
+    ev = NextEvent(ch_, kTimeoutMs);
+    if (!ev || ev->event != RDMA_CM_EVENT_ROUTE_RESOLVED) return tap.Check(false, name + ": route");
+    ev.reset();
+    if (!BuildVictim(v, name)) return false;
     rdma_conn_param cp{};
     cp.responder_resources = 4;
     cp.initiator_depth = 4;
-    if (rdma_accept(v.id, &cp))
-      return tap.Check(false, name + ": rdma_accept", std::strerror(errno));
-    rddp_mpa_frame reply{};
-    if (!p.ReadReply(&reply) || reply.reject)
-      return tap.Check(false, name + ": an MPA Reply accepting the Request");
-    rtr_ = reply.rtr;
-    if (send_rtr) {
-      // RFC 6581 §9.1.1: the Initiator sends the RTR the Reply selected.
-      bool ok = true;
-      if (reply.rtr & RDDP_MPA_RTR_WRITE) {
-        ok = p.Send(Tagged(RDDP_OP_WRITE, 0, 0, true), nullptr, 0);
-      } else if (reply.rtr & RDDP_MPA_RTR_SEND) {
-        ok = p.Send(Untagged(RDDP_OP_SEND, 1, 0, true), nullptr, 0);
-        send_msn_ = 2;
-      } else if (reply.rtr & RDDP_MPA_RTR_READ) {
-        return tap.Check(false, name + ": the Reply selects a Write or Send RTR",
-                         "RTR bits " + Hex(reply.rtr));
-      }
-      if (!ok) return tap.Check(false, name + ": send the RTR", std::strerror(errno));
-    }
-    // rddp reports the connection established once its Reply is sent,
-    // siw once the RTR is in: a case that sends no proper RTR does not
-    // wait for it (a late event is drained after the case).
-    ev = NextEvent(ch_, send_rtr ? kTimeoutMs : 500);
-    if (send_rtr && (!ev || ev->event != RDMA_CM_EVENT_ESTABLISHED))
-      return tap.Check(false, name + ": connection established");
-    return true;
+    if (rdma_connect(v.id, &cp))
+      return tap.Check(false, name + ": rdma_connect", std::strerror(errno));
+    if (!p.AcceptTcp(kTimeoutMs)) return tap.Check(false, name + ": rddp's TCP connection");
+    return tap.Check(p.ReadRequest(req), name + ": rddp sends a valid MPA Request");
   }
+  const sockaddr_in& To() const { return to_; }
+  rdma_event_channel* Ch() const { return ch_; }
   uint32_t SendMsn() const { return send_msn_; }
+  bool LastReplyCrc() const { return last_reply_crc_; }
   uint8_t Rtr() const { return rtr_; }
   void ResetMsn() { send_msn_ = 1; }
   // Events left over (DISCONNECTED) are acknowledged and dropped.
@@ -574,6 +676,7 @@ class Harness {
   sockaddr_in to_{};
   uint32_t send_msn_ = 1;
   uint8_t rtr_ = 0;
+  bool last_reply_crc_ = false;
 };
 
 std::string TermStr(const Received& r) {
@@ -690,18 +793,45 @@ void ExpectSendPlaced(const std::string& n, Harness& h, Peer& p, Victim& v, uint
   tap.Check(v.GuardsIntact(), n + ": guards intact");
 }
 
+// A Read Request (MSN @msn) for 3000 octets of the target is answered with
+// them: Read Response segments to the sink STag and TO (RFC 5040 §4.5).
+void ExpectReadAnswered(const std::string& n, Peer& p, Victim& v, uint32_t msn) {
+  auto data = Pattern(3000, 41);
+  std::copy(data.begin(), data.end(), v.target->Data());
+  SendReadReq(p, msn, v.target_mr->rkey, Addr(v.target->Data()), 3000);
+  std::vector<uint8_t> got;
+  Received r = p.Collect(
+      kTimeoutMs, [](const Received& x) { return !x.msgs.empty() && x.msgs.back().hdr.last; });
+  bool sink_ok = !r.msgs.empty();
+  for (const auto& m : r.msgs) {
+    sink_ok = sink_ok && m.hdr.opcode == RDDP_OP_READ_RESP && m.hdr.stag == 0x4400 &&
+              m.hdr.to == 0x1000 + got.size();
+    got.insert(got.end(), m.payload.begin(), m.payload.end());
+  }
+  tap.Check(
+      sink_ok && got == data && r.framing_err == RDDP_MPA_OK,
+      n + ": Read Response segments carry the 3000 octets to the sink STag and TO",
+      std::to_string(r.msgs.size()) + " messages, " + std::to_string(got.size()) + " octets" +
+          (r.framing_err != RDDP_MPA_OK ? std::string(", ") + rddp_mpa_err_names[r.framing_err]
+                                        : ""));
+}
+
 struct Case {
   const char* name;
   std::function<void(const std::string&, Harness&, Peer&, Victim&)> run;
   uint8_t offer = RDDP_MPA_RTR_ALL;  // RTR kinds the Request offers
   bool send_rtr = true;              // false: the case sends what stands for it
   bool srq = false;                  // the victim receives on an SRQ of another PD
+  bool crc = false;                  // the case needs CRC whatever --crc says
 };
 
 const std::vector<Case>& Cases() {
   static const std::vector<Case> cases = {
       {"RFC 5040 §5.3 Send: placed and completed",
        [](const std::string& n, Harness& h, Peer& p, Victim& v) {
+         // hostile.sh runs --crc=0 against mpa_crc=0 only: no CRC then.
+         tap.Check(h.LastReplyCrc() == g_crc, n + ": the Reply's C bit is the Request's",
+                   "C " + std::to_string(h.LastReplyCrc()));
          auto data = Pattern(300, 1);
          p.Send(Untagged(RDDP_OP_SEND, h.SendMsn(), 0, true), data);
          auto wcs = v.Poll(1, kTimeoutMs);
@@ -824,7 +954,8 @@ const std::vector<Case>& Cases() {
          p.Send(Untagged(RDDP_OP_SEND, h.SendMsn(), 0, true), Pattern(16, 5));
          p.CorruptNextCrc(false);
          ExpectTerminate(n, p, v, kLlpCrc, false);
-       }},
+       },
+       RDDP_MPA_RTR_ALL, true, false, true},
       {"RFC 5040 §5.3 a Send into an SRQ whose PD is not the QP's",
        [](const std::string& n, Harness& h, Peer& p, Victim& v) {
          auto data = Pattern(300, 1);
@@ -891,7 +1022,7 @@ const std::vector<Case>& Cases() {
       {"RFC 5041 §7.2 the tagged buffer deregistered while a Write segment arrives",
        [](const std::string& n, Harness&, Peer& p, Victim& v) {
          auto data = Pattern(2000, 13);  // FPDU of 2016 octets: no pad
-         p.HoldBack(1000 + p.TrailerLen());
+         p.HoldBack(1000 + Peer::TrailerLen());
          p.Send(Tagged(RDDP_OP_WRITE, v.target_mr->rkey, Addr(v.target->Data()), true), data);
          tap.Check(
              WaitFor(
@@ -902,8 +1033,13 @@ const std::vector<Case>& Cases() {
          v.target_mr = nullptr;
          p.SendHeld();
          ExpectTerminate(n, p, v, kDdpInvalidStag);
-         tap.Check(AllZero(v.target->Data() + 1000, 1000),
-                   n + ": nothing placed after ibv_dereg_mr returned");
+         const uint8_t* rest = v.target->Data() + 1000;
+         auto placed = std::count_if(rest, rest + 1000, [](uint8_t b) { return b != 0; });
+         tap.Check(
+             placed == 0, n + ": nothing placed after ibv_dereg_mr returned",
+             std::to_string(placed) + " of the last 1000 octets are not 0; first " +
+                 std::to_string(std::find_if(rest, rest + 1000, [](uint8_t b) { return b != 0; }) -
+                                rest));
        }},
       {"RFC 5041 §7.2 the receive buffer deregistered while a Send arrives",
        [](const std::string& n, Harness& h, Peer& p, Victim& v) {
@@ -974,25 +1110,7 @@ const std::vector<Case>& Cases() {
        }},
       // RFC 5040 §4.4, §5.4, §7: Read Requests the victim must answer or refuse.
       {"RFC 5040 §5.4 a Read Request is answered with the data",
-       [](const std::string& n, Harness&, Peer& p, Victim& v) {
-         auto data = Pattern(3000, 41);
-         std::copy(data.begin(), data.end(), v.target->Data());
-         SendReadReq(p, 1, v.target_mr->rkey, Addr(v.target->Data()), 3000);
-         std::vector<uint8_t> got;
-         Received r = p.Collect(kTimeoutMs, [](const Received& x) {
-           return !x.msgs.empty() && x.msgs.back().hdr.last;
-         });
-         bool sink_ok = !r.msgs.empty();
-         for (const auto& m : r.msgs) {
-           sink_ok = sink_ok && m.hdr.opcode == RDDP_OP_READ_RESP && m.hdr.stag == 0x4400 &&
-                     m.hdr.to == 0x1000 + got.size();
-           got.insert(got.end(), m.payload.begin(), m.payload.end());
-         }
-         tap.Check(sink_ok && got == data,
-                   n + ": Read Response segments carry the 3000 octets to the sink STag and TO",
-                   std::to_string(r.msgs.size()) + " messages, " + std::to_string(got.size()) +
-                       " octets");
-       }},
+       [](const std::string& n, Harness&, Peer& p, Victim& v) { ExpectReadAnswered(n, p, v, 1); }},
       {"RFC 5040 §7 a Read Request for an invalid STag",
        [](const std::string& n, Harness&, Peer& p, Victim& v) {
          SendReadReq(p, 1, v.target_mr->rkey ^ 0x777700, Addr(v.target->Data()), 64);
@@ -1134,6 +1252,20 @@ const std::vector<Case>& Cases() {
          ExpectTerminate(n, p, v, kRdmapUnspecified);
        }},
       // RFC 5044 §4.1, §8: framing.
+      {"RFC 5044 §4.1 a hand-made FPDU (the raw framing the next cases bend)",
+       [](const std::string& n, Harness& h, Peer& p, Victim& v) {
+         uint8_t hdr[RDDP_DDP_UNTAGGED_HDR_LEN];
+         rddp_hdr sh = Untagged(RDDP_OP_SEND, h.SendMsn(), 0, true);
+         uint32_t hl = rddp_hdr_build(&sh, hdr);
+         std::vector<uint8_t> body(hdr, hdr + hl);
+         auto data = Pattern(30, 3);
+         body.insert(body.end(), data.begin(), data.end());
+         p.SendRawFpdu(static_cast<uint16_t>(body.size()), body);
+         auto wcs = v.Poll(1, kTimeoutMs);
+         tap.Check(wcs.size() == 1 && wcs[0].status == IBV_WC_SUCCESS && wcs[0].byte_len == 30 &&
+                       std::equal(data.begin(), data.end(), v.recv->Data()),
+                   n + ": the Send is placed and completes");
+       }},
       {"RFC 5044 §4.1 an FPDU with ULPDU_Length 0",
        [](const std::string& n, Harness&, Peer& p, Victim& v) {
          p.SendRawFpdu(0, {});
@@ -1240,36 +1372,336 @@ void RunRead(const ReadCase& c, Peer& p, Victim& v) {
             n + ": nothing placed beyond the sink");
 }
 
+// MPA connection setup (RFC 5044 §7.1, RFC 6581 §9.1): crafted frames,
+// with rddp as the Responder and as the Initiator.
+using Edit = std::function<void(std::vector<uint8_t>&)>;
+
+// A Request the victim must refuse by closing the connection without a
+// Reply (RFC 5044 §7.1.2 rule 3); its ULP never hears of it.
+void ExpectRefused(const std::string& n, Harness& h, const rddp_mpa_frame& f, const Edit& edit,
+                   size_t cut = 0, int ms = kTimeoutMs) {
+  Peer p;
+  if (!tap.Check(p.Connect(h.To()), n + ": TCP connect", std::strerror(errno))) return;
+  p.SendFrame(f, edit, cut);
+  tap.Check(p.ExpectSilentClose(ms), n + ": the victim closes the connection without a Reply");
+  CmEvent ev = NextEvent(h.Ch(), 100);
+  tap.Check(!ev, n + ": the listener's ULP sees no connection request",
+            ev ? rdma_event_str(ev->event) : "");
+  if (ev && ev->event == RDMA_CM_EVENT_CONNECT_REQUEST) {
+    rdma_cm_id* id = ev->id;
+    ev.reset();
+    rdma_reject(id, nullptr, 0);
+    rdma_destroy_id(id);
+  }
+  h.Drain();
+}
+
+// A Request the victim must accept: the Reply passes @check_reply and a
+// Send is placed afterwards.
+void ExpectAccepted(const std::string& n, Harness& h, const rddp_mpa_frame& f, const Edit& edit,
+                    const std::function<void(const rddp_mpa_frame&)>& check_reply) {
+  Peer p;
+  Victim v;
+  h.ResetMsn();
+  rddp_mpa_frame reply{};
+  if (!tap.Check(p.Connect(h.To()) && p.SendFrame(f, edit), n + ": TCP connect and Request") ||
+      !h.AcceptRequest(p, v, n, true, &reply))
+    return;
+  check_reply(reply);
+  ExpectSendPlaced(n, h, p, v);
+  p.Close();
+  h.Drain();
+}
+
+rddp_mpa_frame Rev1Request() {
+  rddp_mpa_frame f{};
+  f.type = RDDP_MPA_REQUEST;
+  f.rev = 1;
+  f.crc = g_crc;
+  return f;
+}
+
+// rddp as the MPA Initiator (RFC 5044 §7.1.2, RFC 6581 §9.1.1): the
+// peer listens, reads rddp's Request and answers as the case says.
+rddp_mpa_frame ReplyTo(const rddp_mpa_frame& req) {
+  rddp_mpa_frame f{};
+  f.type = RDDP_MPA_REPLY;
+  f.rev = 2;
+  f.crc = req.crc;
+  f.enhanced = true;
+  f.p2p = true;
+  f.rtr = RDDP_MPA_RTR_WRITE;
+  f.ird = 4;
+  f.ord = 4;
+  return f;
+}
+
+bool IsConnectFailure(rdma_cm_event_type e) {
+  return e == RDMA_CM_EVENT_REJECTED || e == RDMA_CM_EVENT_UNREACHABLE ||
+         e == RDMA_CM_EVENT_CONNECT_ERROR;
+}
+
+// rddp's connect fails after the peer sent @reply (edited) or nothing.
+void ExpectConnectFails(const std::string& n, Harness& h,
+                        const std::optional<rddp_mpa_frame>& reply, const Edit& edit, int ms,
+                        rdma_cm_event_type want_event) {
+  Peer p;
+  Victim v;
+  rddp_mpa_frame req{};
+  if (h.ConnectOut(p, v, n, &req)) {
+    if (reply) p.SendFrame(*reply, edit);
+    CmEvent ev = NextEvent(h.Ch(), ms);
+    bool ok = ev && (want_event == RDMA_CM_EVENT_CONNECT_ERROR ? IsConnectFailure(ev->event)
+                                                               : ev->event == want_event);
+    tap.Check(ok, n + ": rddp's connect fails (" + rdma_event_str(want_event) + ")",
+              ev ? rdma_event_str(ev->event) : "no event");
+    tap.Check(p.ExpectSilentClose(kTimeoutMs), n + ": rddp closes the connection");
+  }
+  p.Close();
+  h.Drain();
+}
+
+void ReadRtrCase(const std::string& n, Harness& h) {
+  Peer p;
+  Victim v;
+  h.ResetMsn();
+  rddp_mpa_frame reply{};
+  if (!tap.Check(p.Connect(h.To()) && p.SendRequest(RDDP_MPA_RTR_READ),
+                 n + ": TCP connect and Request") ||
+      !h.AcceptRequest(p, v, n, true, &reply))
+    return;
+  tap.Check(reply.rtr == RDDP_MPA_RTR_READ, n + ": the Reply selects the Read RTR");
+  Received r = p.Collect(kTimeoutMs, [](const Received& x) { return !x.msgs.empty(); });
+  tap.Check(r.msgs.size() == 1 && r.msgs[0].hdr.opcode == RDDP_OP_READ_RESP && r.msgs[0].hdr.last &&
+                r.msgs[0].payload.empty(),
+            n + ": rddp answers it with a zero-length Read Response",
+            std::to_string(r.msgs.size()) + " messages");
+  ExpectSendPlaced(n, h, p, v);
+  ExpectReadAnswered(n, p, v, 2);  // the RTR was Read Request 1
+  p.Close();
+  h.Drain();
+}
+
+void MarkersCase(const std::string& n, Harness& h) {
+  Peer p;
+  Victim v;
+  h.ResetMsn();
+  rddp_mpa_frame f = Peer::StdRequest(RDDP_MPA_RTR_ALL);
+  f.markers = true;
+  if (!tap.Check(p.Connect(h.To()) && p.SendFrame(f), n + ": TCP connect and Request") ||
+      !h.AcceptRequest(p, v, n, true))
+    return;
+  // The peer's deframer expects a marker every 512 octets of the stream.
+  ExpectReadAnswered(n, p, v, 1);
+  ExpectSendPlaced(n, h, p, v);
+  p.Close();
+  h.Drain();
+}
+
+void InitiatorGoodCase(const std::string& n, Harness& h) {
+  Peer p;
+  Victim v;
+  rddp_mpa_frame req{};
+  if (!h.ConnectOut(p, v, n, &req)) return;
+  tap.Check(req.rev == 2 && req.enhanced && req.p2p && (req.rtr & RDDP_MPA_RTR_WRITE) &&
+                req.ird == 4 && req.ord == 4,
+            n + ": a revision-2 Request, peer-to-peer, IRD = ORD = 4, offering the Write RTR",
+            "Rev " + std::to_string(req.rev) + " RTR " + Hex(req.rtr) + " IRD " +
+                std::to_string(req.ird) + " ORD " + std::to_string(req.ord));
+  rddp_mpa_frame rep = ReplyTo(req);
+  p.SendFrame(rep);
+  // rddp wants markers in what it receives if its Request said so.
+  p.StartFpdus(req.markers, req.crc || rep.crc);
+  Received r = p.Collect(kTimeoutMs, [](const Received& x) { return !x.msgs.empty(); });
+  tap.Check(!r.msgs.empty() && r.msgs[0].hdr.opcode == RDDP_OP_WRITE && r.msgs[0].hdr.last &&
+                r.msgs[0].payload.empty(),
+            n + ": rddp's first FPDU is the zero-length Write RTR");
+  CmEvent ev = NextEvent(h.Ch(), kTimeoutMs);
+  tap.Check(ev && ev->event == RDMA_CM_EVENT_ESTABLISHED,
+            n + ": the victim's connection is established",
+            ev ? rdma_event_str(ev->event) : "no event");
+  auto data = Pattern(100, 77);
+  std::copy(data.begin(), data.end(), v.sink->Data());
+  ibv_sge sge{Addr(v.sink->Data()), 100, v.sink_mr->lkey};
+  ibv_send_wr wr{};
+  ibv_send_wr* bad = nullptr;
+  wr.opcode = IBV_WR_SEND;
+  wr.send_flags = IBV_SEND_SIGNALED;
+  wr.sg_list = &sge;
+  wr.num_sge = 1;
+  tap.Zero(ibv_post_send(v.id->qp, &wr, &bad), n + ": post a Send");
+  r = p.Collect(kTimeoutMs, [](const Received& x) { return !x.msgs.empty(); });
+  tap.Check(r.msgs.size() == 1 && r.msgs[0].hdr.opcode == RDDP_OP_SEND && r.msgs[0].hdr.msn == 1 &&
+                r.msgs[0].payload == data,
+            n + ": the Send arrives as MSN 1 with its 100 octets");
+  p.Close();
+  h.Drain();
+}
+
+void InitiatorRejectCase(const std::string& n, Harness& h) {
+  Peer p;
+  Victim v;
+  rddp_mpa_frame req{};
+  if (!h.ConnectOut(p, v, n, &req)) return;
+  static const uint8_t why[] = "go away";
+  rddp_mpa_frame rep = ReplyTo(req);
+  rep.reject = true;
+  rep.pd = why;
+  rep.pd_len = sizeof(why);
+  p.SendFrame(rep);
+  CmEvent ev = NextEvent(h.Ch(), kTimeoutMs);
+  bool ok = ev && ev->event == RDMA_CM_EVENT_REJECTED &&
+            ev->param.conn.private_data_len >= sizeof(why) &&
+            std::memcmp(ev->param.conn.private_data, why, sizeof(why)) == 0;
+  tap.Check(ok, n + ": REJECTED with the Reply's private data",
+            ev ? rdma_event_str(ev->event) : "no event");
+  p.Close();
+  h.Drain();
+}
+
+void SetupCases(Harness& h, const std::string& filter) {
+  const rddp_mpa_frame std_req = Peer::StdRequest(RDDP_MPA_RTR_ALL);
+  auto want = [&filter](const std::string& n) { return n.find(filter) != std::string::npos; };
+  std::string n = "RFC 5044 §7.1.2 a Request with a wrong key";
+  if (want(n)) ExpectRefused(n, h, std_req, [](std::vector<uint8_t>& b) { b[3] ^= 0x20; });
+  n = "RFC 5044 §7.1.2 a Reply where a Request is due";
+  if (want(n)) {
+    rddp_mpa_frame f = std_req;
+    f.type = RDDP_MPA_REPLY;
+    ExpectRefused(n, h, f, nullptr);
+  }
+  n = "RFC 5044 §7.1.1 a Request with Rev 0";
+  if (want(n)) ExpectRefused(n, h, std_req, [](std::vector<uint8_t>& b) { b[17] = 0; });
+  n = "RFC 5044 §7.1.1 a Request with Rev 3";
+  if (want(n)) ExpectRefused(n, h, std_req, [](std::vector<uint8_t>& b) { b[17] = 3; });
+  n = "RFC 5044 §7.1.1 a Request with PD_Length 513";
+  if (want(n)) {
+    ExpectRefused(n, h, std_req, [](std::vector<uint8_t>& b) {
+      b[18] = 0x02;
+      b[19] = 0x01;
+      b.resize(20 + 513, 0);
+    });
+  }
+  n = "RFC 6581 §9.1.1 enhanced data announced with PD_Length 2";
+  if (want(n)) {
+    ExpectRefused(n, h, std_req, [](std::vector<uint8_t>& b) {
+      b[18] = 0;
+      b[19] = 2;
+      b.resize(22);
+    });
+  }
+  n = "RFC 5044 §7.1.2 half a Request, then silence (the MPA timeout ends it)";
+  if (want(n)) ExpectRefused(n, h, std_req, nullptr, 10, 20000);
+  n = "RFC 5044 §7.1.1 reserved bits set in a Request are ignored";
+  if (want(n)) {
+    ExpectAccepted(
+        n, h, std_req, [](std::vector<uint8_t>& b) { b[16] |= 0x0f; },
+        [](const rddp_mpa_frame&) {});
+  }
+  n = "RFC 5044 §7.1.1 a revision 1 Request gets a revision 1 Reply";
+  if (want(n)) {
+    ExpectAccepted(n, h, Rev1Request(), nullptr, [&n](const rddp_mpa_frame& r) {
+      tap.Check(r.rev == 1 && !r.enhanced, n + ": Reply Rev 1 without enhanced data",
+                "Rev " + std::to_string(r.rev));
+    });
+  }
+  n = "RFC 6581 §9.1.1 the Responder's ORD stays within the Initiator's IRD";
+  if (want(n)) {
+    rddp_mpa_frame f = std_req;
+    f.ird = 1;
+    ExpectAccepted(n, h, f, nullptr, [&n](const rddp_mpa_frame& r) {
+      tap.Check(r.enhanced && r.ord == 1 && r.ird == 4, n + ": Reply IRD 4 (the victim's), ORD 1",
+                "IRD " + std::to_string(r.ird) + " ORD " + std::to_string(r.ord));
+    });
+  }
+  n = "RFC 6581 §9.1.1 peer-to-peer with no RTR kind offered";
+  if (want(n)) {
+    rddp_mpa_frame f = std_req;
+    f.rtr = 0;
+    ExpectAccepted(n, h, f, nullptr, [&n](const rddp_mpa_frame& r) {
+      tap.Check(!r.p2p && r.rtr == 0, n + ": the Reply selects no RTR");
+    });
+  }
+  n = "RFC 6581 §9.1.1 the Read RTR: a zero-length Read answered";
+  if (want(n)) ReadRtrCase(n, h);
+  n = "RFC 5044 §7.1.1 M in the Request: the Responder sends with markers";
+  if (want(n)) MarkersCase(n, h);
+}
+
+void InitiatorCases(Harness& h, const std::string& filter) {
+  auto want = [&filter](const std::string& n) { return n.find(filter) != std::string::npos; };
+  std::string n = "RFC 6581 §9.1.1 rddp as Initiator: its Request, the Write RTR, then a Send";
+  if (want(n)) InitiatorGoodCase(n, h);
+  // librdmacm reports rddp's -ECONNREFUSED as REJECTED, a timeout as
+  // UNREACHABLE; CONNECT_ERROR here stands for any of the three.
+  n = "RFC 5044 §7.1.2 rddp as Initiator: the Responder never replies";
+  if (want(n)) ExpectConnectFails(n, h, std::nullopt, nullptr, 20000, RDMA_CM_EVENT_UNREACHABLE);
+  n = "RFC 5044 §7.1.2 rddp as Initiator: a Reply with a wrong key";
+  if (want(n)) {
+    ExpectConnectFails(
+        n, h, ReplyTo(Peer::StdRequest(RDDP_MPA_RTR_ALL)),
+        [](std::vector<uint8_t>& b) { b[3] ^= 0x20; }, kTimeoutMs, RDMA_CM_EVENT_CONNECT_ERROR);
+  }
+  n = "RFC 5044 §7.1.2 rddp as Initiator: a Request where the Reply is due";
+  if (want(n)) {
+    ExpectConnectFails(n, h, Peer::StdRequest(RDDP_MPA_RTR_ALL), nullptr, kTimeoutMs,
+                       RDMA_CM_EVENT_CONNECT_ERROR);
+  }
+  n = "RFC 5044 §7.1.1 rddp as Initiator: a Reply with Rev 3";
+  if (want(n)) {
+    ExpectConnectFails(
+        n, h, ReplyTo(Peer::StdRequest(RDDP_MPA_RTR_ALL)),
+        [](std::vector<uint8_t>& b) { b[17] = 3; }, kTimeoutMs, RDMA_CM_EVENT_CONNECT_ERROR);
+  }
+  n = "RFC 6581 §9.1.1 rddp as Initiator: a Reply selecting two RTR kinds";
+  if (want(n)) {
+    // C (Write) from the builder, B (Send) added: bit 0x40 of the IRD word.
+    ExpectConnectFails(
+        n, h, ReplyTo(Peer::StdRequest(RDDP_MPA_RTR_ALL)),
+        [](std::vector<uint8_t>& b) { b[20] |= 0x40; }, kTimeoutMs, RDMA_CM_EVENT_CONNECT_ERROR);
+  }
+  n = "RFC 5044 §7.1.1 rddp as Initiator: a rejecting Reply's private data reaches the ULP";
+  if (want(n)) InitiatorRejectCase(n, h);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc < 2) {
-    std::fprintf(stderr, "usage: %s ADDR [FILTER]\n", argv[0]);
+  int a = 1;
+  if (argc > 1 && std::strcmp(argv[1], "--crc=0") == 0) {
+    g_crc = false;
+    a++;
+  }
+  if (argc - a < 1) {
+    std::fprintf(stderr, "usage: %s [--crc=0] ADDR [FILTER]\n", argv[0]);
     return 2;
   }
-  Harness h(argv[1]);
-  if (!tap.Check(h.Ready(), "listen on " + std::string(argv[1]) + " and allocate a PD"))
+  Harness h(argv[a]);
+  if (!tap.Check(h.Ready(), "listen on " + std::string(argv[a]) + " and allocate a PD"))
     return tap.Finish();
-  const std::string filter = argc > 2 ? argv[2] : "";
-  auto fresh = [&h, &filter](
-                   const std::string& name, const std::function<void(Peer&, Victim&)>& body,
-                   uint8_t offer = RDDP_MPA_RTR_ALL, bool send_rtr = true, bool srq = false) {
+  const std::string filter = argc - a > 1 ? argv[a + 1] : "";
+  auto fresh = [&h, &filter](const std::string& name,
+                             const std::function<void(Peer&, Victim&)>& body,
+                             uint8_t offer = RDDP_MPA_RTR_ALL, bool send_rtr = true,
+                             bool srq = false, bool crc = g_crc) {
     if (name.find(filter) == std::string::npos) return;
     Peer p;
     Victim v;
     v.use_srq = srq;
     h.ResetMsn();
-    if (h.Connect(p, v, name, offer, send_rtr)) body(p, v);
+    if (h.Connect(p, v, name, offer, send_rtr, crc)) body(p, v);
     p.Close();
     h.Drain();
   };
   for (const Case& c : Cases()) {
     auto body = [&](Peer& p, Victim& v) { c.run(c.name, h, p, v); };
-    fresh(c.name, body, c.offer, c.send_rtr, c.srq);
+    fresh(c.name, body, c.offer, c.send_rtr, c.srq, c.crc || g_crc);
   }
   for (const ReadCase& c : ReadCases()) {
     fresh(c.name, [&](Peer& p, Victim& v) { RunRead(c, p, v); });
   }
+  SetupCases(h, filter);
+  InitiatorCases(h, filter);
   // After every case, a well-behaved connection still works.
   fresh("a fresh connection after the cases",
         [&](Peer& p, Victim& v) { Cases()[0].run("a fresh connection after the cases", h, p, v); });

@@ -28,7 +28,8 @@ help:
 	@echo 'make demo        boot a VM, create an rddp link and show it'
 	@echo 'make bench       benchmarks beside siw; make bench-core: protocol core only'
 	@echo 'make coverage    protocol-core line coverage (build/coverage/html)'
-	@echo 'make fuzz        run the fuzzers (FUZZ_SECONDS per target, default 300)'
+	@echo 'make fuzz        run the fuzzers (FUZZ_SECONDS per target, default 300;'
+	@echo '                 FUZZ_RUNS=N: N executions per target instead)'
 	@echo 'make install     install rddp.ko for the running kernel and rddpctl (needs root)'
 
 deps:
@@ -84,7 +85,7 @@ coverage:
 
 FUZZ_SECONDS ?= 300
 fuzz:
-	@bash tools/fuzz.sh $(FUZZ_SECONDS)
+	@bash tools/fuzz.sh $(if $(FUZZ_RUNS),--runs $(FUZZ_RUNS),$(FUZZ_SECONDS))
 
 # rddpctl, its man page and bash completion go under PREFIX (CMake's
 # install rules in userspace/rddpctl).

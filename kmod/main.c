@@ -11,6 +11,7 @@
 #include <rdma/rdma_netlink.h>
 
 #include "cm.h"
+#include "mem.h"
 #include "rddp.h"
 
 static int __init rddp_init(void)
@@ -21,9 +22,13 @@ static int __init rddp_init(void)
 	if (ret)
 		return ret;
 
-	ret = rddp_cm_init();
+	ret = rddp_mem_init();
 	if (ret)
 		return ret;
+
+	ret = rddp_cm_init();
+	if (ret)
+		goto err_mem;
 
 	ret = rddp_tx_init();
 	if (ret)
@@ -52,6 +57,8 @@ err_tx:
 	rddp_tx_exit();
 err_cm:
 	rddp_cm_exit();
+err_mem:
+	rddp_mem_exit();
 	return ret;
 }
 
@@ -73,6 +80,7 @@ static void __exit rddp_exit(void)
 	rddp_tx_exit();
 	rddp_cm_exit();
 	rcu_barrier();	/* streams freed by call_rcu() */
+	rddp_mem_exit();	/* every device flushed its MR frees */
 	pr_info("rddp: unloaded\n");
 }
 

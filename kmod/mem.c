@@ -12,7 +12,6 @@
 
 #include "rddp.h"
 #include "mem.h"
-#include "stream.h"
 
 #define RDDP_STAG_INDEX_MAX	0xffffffU
 
@@ -54,7 +53,25 @@ static void rddp_mr_free(struct rddp_mr *mr)
 	kfree_rcu(mr, rcu);
 }
 
-/* The last reference went after dereg_mr (mem.h): process context. */
+/*
+ * MR frees queued by the last rddp_mr_put() after dereg_mr (mem.h): a queue
+ * of their own, so that a device's teardown waits for its MRs and nothing
+ * else.
+ */
+static struct workqueue_struct *rddp_mr_wq;
+
+int rddp_mem_init(void)
+{
+	rddp_mr_wq = alloc_workqueue("rddp_mr", WQ_UNBOUND | WQ_MEM_RECLAIM, 0);
+	return rddp_mr_wq ? 0 : -ENOMEM;
+}
+
+void rddp_mem_exit(void)
+{
+	destroy_workqueue(rddp_mr_wq);
+}
+
+/* Process context: ib_umem_release() may sleep. */
 static void rddp_mr_free_work(struct work_struct *work)
 {
 	rddp_mr_free(container_of(work, struct rddp_mr, free_work));
@@ -62,7 +79,7 @@ static void rddp_mr_free_work(struct work_struct *work)
 
 void rddp_mr_flush_frees(void)
 {
-	flush_workqueue(rddp_wq);
+	flush_workqueue(rddp_mr_wq);
 }
 
 static struct rddp_mr *rddp_mr_alloc(struct ib_pd *pd, int access)
@@ -305,7 +322,7 @@ void rddp_mr_put(struct rddp_mr *mr)
 {
 	/* Only after dereg_mr, which held the verbs reference (mem.h). */
 	if (refcount_dec_and_test(&mr->ref))
-		queue_work(rddp_wq, &mr->free_work);
+		queue_work(rddp_mr_wq, &mr->free_work);
 }
 
 bool rddp_mr_write(struct rddp_mr *mr, u32 stag, u8 *dst, const u8 *src,

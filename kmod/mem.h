@@ -40,9 +40,9 @@
  *    until the message is in the socket, and in-kernel consumers keep that
  *    memory until the WQE completes or the QP is destroyed, as on any
  *    RNIC that reads by DMA.
- *  - The free work runs on rddp_wq; rddp_dealloc_driver() flushes it after
- *    the core destroyed every QP (so every holder is gone), before the
- *    device goes.
+ *  - The free work runs on rddp_mr_wq; rddp_dealloc_driver() flushes it
+ *    after the core destroyed every QP (so every holder is gone), before
+ *    the device goes.
  *  - Fields other than ref and @dead are immutable while the MR is in
  *    mr_xa, except for fast-register MRs (below).
  *
@@ -161,6 +161,9 @@ bool rddp_mr_write(struct rddp_mr *mr, u32 stag, u8 *dst, const u8 *src,
 
 /* Process the MR frees queued by the last puts (rddp_dealloc_driver()). */
 void rddp_mr_flush_frees(void);
+/* The MR free queue: module init and exit. */
+int rddp_mem_init(void);
+void rddp_mem_exit(void);
 
 /*
  * rddp_mr_addr - the kernel address of byte @to of a user or fast-register

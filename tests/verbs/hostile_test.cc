@@ -746,20 +746,24 @@ bool AllZero(const uint8_t* p, size_t n) {
 // ibv_dereg_mr(@mr) returns promptly while the peer holds a message open:
 // MR teardown never waits for the network (issue 11, defect 1). If it
 // hangs, the process cannot end either: report and leave.
-bool DeregPromptly(ibv_mr* mr, const std::string& n) {
+bool Promptly(const std::function<int()>& call, const std::string& what) {
   std::atomic<bool> done{false};
   int rc = -1;
   std::thread t([&] {
-    rc = ibv_dereg_mr(mr);
+    rc = call();
     done = true;
   });
   if (!WaitFor([&] { return done.load(); }, 5000)) {
-    tap.Check(false, n + ": ibv_dereg_mr returns while the peer stalls", "blocked for 5 s");
+    tap.Check(false, what, "blocked for 5 s");
     std::fflush(stdout);
     std::_Exit(tap.Finish());  // the thread sleeps in the kernel
   }
   t.join();
-  return tap.Zero(rc, n + ": ibv_dereg_mr returns at once while the peer stalls mid-message");
+  return tap.Zero(rc, what);
+}
+bool DeregPromptly(ibv_mr* mr, const std::string& n) {
+  return Promptly([mr] { return ibv_dereg_mr(mr); },
+                  n + ": ibv_dereg_mr returns at once while the peer stalls mid-message");
 }
 
 // A Send of 16 octets whose header bytes pass through @f; the device
@@ -1054,6 +1058,26 @@ const std::vector<Case>& Cases() {
          ExpectTerminate(n, p, v, kDdpCatastrophic, false);
          tap.Check(AllZero(v.recv->Data() + 100, 100),
                    n + ": nothing placed after ibv_dereg_mr returned");
+       }},
+      {"RFC 5040 §5.4 Read Responses into a closed TCP window",
+       [](const std::string& n, Harness& h, Peer& p, Victim& v) {
+         // 4 Read Requests of 8 MiB each: more than the socket buffers of
+         // both ends hold while the peer reads nothing, so the victim's TX
+         // stops in the middle of a Read Response holding the MR.
+         constexpr uint32_t kBig = 8U << 20;
+         std::vector<uint8_t> big(kBig, 0x3c);
+         ibv_mr* mr = ibv_reg_mr(h.Pd(), big.data(), kBig, IBV_ACCESS_REMOTE_READ);
+         if (!tap.Check(mr != nullptr, n + ": register 8 MiB", std::strerror(errno))) return;
+         for (uint32_t i = 1; i <= 4; i++) SendReadReq(p, i, mr->rkey, Addr(big.data()), kBig);
+         usleep(500000);
+         DeregPromptly(mr, n);
+         Promptly(
+             [&v] {
+               rdma_destroy_qp(v.id);
+               return 0;
+             },
+             n + ": rdma_destroy_qp returns at once too");
+         p.Close();
        }},
       // RFC 5041 §4.1, §7.2 and RFC 5040 §4.2, §7: versions and reserved bits.
       {"RFC 5041 §7.2 a tagged segment with DDP version 0",

@@ -124,8 +124,11 @@ uml() { # TEST...|two
 			--ko build/kmod-uml-debug/test/rddp_kverbs.ko "$t"
 	done
 }
+# hostile.sh here too: the hostile-peer suite on Debian's own kernel (its
+# debug-kernel run is uml-debug-hostile; qemu's, with kmemleak, comes with
+# RDDP_CHECK_QEMU_DEBUG=all).
 vm stock tests/vm/link.sh tests/vm/verbs.sh tests/vm/rdma.sh tests/vm/cm.sh \
-	tests/vm/rddpctl.sh tests/vm/netns.sh tests/vm/ulp.sh
+	tests/vm/rddpctl.sh tests/vm/netns.sh tests/vm/ulp.sh tests/vm/hostile.sh
 # Two guests, rddp in one and upstream siw in the other, with a pcap.
 suite vm-stock-two bash tools/vm/two-vm-check.sh stock
 # The debug kernel's one-guest suites run under UML; qemu keeps what UML

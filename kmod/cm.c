@@ -13,8 +13,9 @@
  * Passive side: listener accepts -> MPA Request -> CONNECT_REQUEST ->
  *               iw_accept: Reply, QP to RTS (waits for the RTR)
  *               -> ESTABLISHED; or iw_reject: Reply with R set, close.
- * Setup is bounded by RDDP_MPA_TIMEOUT; a peer that sends a bad frame, or
- * closes, ends it with the matching CM event.
+ * Setup is bounded by rddp_mpa_timeout() (the mpa_timeout_ms parameter); a
+ * peer that sends a bad frame, or closes, ends it with the matching CM
+ * event.
  *
  * Locking and lifetime:
  *  - cep->lock (mutex) serialises the endpoint's state: the CM work, the
@@ -43,8 +44,6 @@
 #include "rddp.h"
 #include "stream.h"
 
-/* Bound on TCP connect plus the MPA Request/Reply exchange. */
-#define RDDP_MPA_TIMEOUT	(10 * HZ)
 /* Bound on the ULP's answer (accept/reject) to a connection request. */
 #define RDDP_ACCEPT_TIMEOUT	(60 * HZ)
 /* iw_cm_event.private_data_len is a u8. */
@@ -253,8 +252,8 @@ static int rddp_sock_create(struct rddp_cep *cep, int family,
 		return ret;
 	sock_set_reuseaddr((*sock)->sk);
 	tcp_sock_set_nodelay((*sock)->sk);
-	(*sock)->sk->sk_sndtimeo = RDDP_MPA_TIMEOUT;
-	(*sock)->sk->sk_rcvtimeo = RDDP_MPA_TIMEOUT;
+	(*sock)->sk->sk_sndtimeo = rddp_mpa_timeout();
+	(*sock)->sk->sk_rcvtimeo = rddp_mpa_timeout();
 	return 0;
 }
 
@@ -677,13 +676,13 @@ static void rddp_cep_accept_one(struct rddp_cep *lcep, struct socket *sock)
 	/* Listener before child: the only place two endpoint locks nest. */
 	mutex_lock_nested(&cep->lock, SINGLE_DEPTH_NESTING);
 	tcp_sock_set_nodelay(sock->sk);
-	sock->sk->sk_sndtimeo = RDDP_MPA_TIMEOUT;
+	sock->sk->sk_sndtimeo = rddp_mpa_timeout();
 	cep->listen_id = lcep->listen_id;
 	cep->listen_id->add_ref(cep->listen_id);
 	rddp_mpa_frame_rx_init(&cep->mpa_rx, RDDP_MPA_REQUEST, 2);
 	cep->state = RDDP_CEP_AWAIT_REQUEST;
 	rddp_cep_sock_attach(cep, sock);
-	rddp_cep_timer_start(cep, RDDP_MPA_TIMEOUT);
+	rddp_cep_timer_start(cep, rddp_mpa_timeout());
 	set_bit(RDDP_CEP_EV_SOCK, &cep->events);
 	rddp_cep_queue(cep);
 	mutex_unlock(&cep->lock);
@@ -854,7 +853,7 @@ int rddp_iw_connect(struct iw_cm_id *id, struct iw_cm_conn_param *param)
 		cep->cm_id = NULL;
 		goto err;
 	}
-	rddp_cep_timer_start(cep, RDDP_MPA_TIMEOUT);
+	rddp_cep_timer_start(cep, rddp_mpa_timeout());
 	set_bit(RDDP_CEP_EV_SOCK, &cep->events);
 	rddp_cep_queue(cep);
 	mutex_unlock(&cep->lock);

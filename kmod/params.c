@@ -4,6 +4,7 @@
  * RFC 6581) that every new rddp device starts with. Read-only in sysfs;
  * per-device settings change at run time through the generic-netlink API.
  */
+#include <linux/jiffies.h>
 #include <linux/moduleparam.h>
 
 #include "rddp.h"
@@ -20,8 +21,22 @@ static int mpa_rev = 2;
 module_param(mpa_rev, int, 0444);
 MODULE_PARM_DESC(mpa_rev, "Highest MPA revision to negotiate: 2 (RFC 6581, default) or 1");
 
+static unsigned int mpa_timeout_ms = 10000;
+module_param(mpa_timeout_ms, uint, 0444);
+MODULE_PARM_DESC(mpa_timeout_ms, "Bound on TCP connect plus the MPA Request/Reply exchange, in ms (1000-600000, default 10000)");
+
+unsigned long rddp_mpa_timeout(void)
+{
+	return msecs_to_jiffies(mpa_timeout_ms);
+}
+
 int rddp_params_check(void)
 {
+	if (mpa_timeout_ms < 1000 || mpa_timeout_ms > 600000) {
+		pr_err("rddp: mpa_timeout_ms must be 1000-600000, not %u\n",
+		       mpa_timeout_ms);
+		return -EINVAL;
+	}
 	if (mpa_crc != 0 && mpa_crc != 1) {
 		pr_err("rddp: mpa_crc must be 0 or 1, not %d\n", mpa_crc);
 		return -EINVAL;

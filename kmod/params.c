@@ -25,6 +25,15 @@ static unsigned int mpa_timeout_ms = 10000;
 module_param(mpa_timeout_ms, uint, 0444);
 MODULE_PARM_DESC(mpa_timeout_ms, "Bound on TCP connect plus the MPA Request/Reply exchange, in ms (1000-600000, default 10000)");
 
+static unsigned int peer_timeout_ms = 60000;
+module_param(peer_timeout_ms, uint, 0444);
+MODULE_PARM_DESC(peer_timeout_ms, "A connected peer that stops acknowledging data or answering keepalives for this long (ms) ends the connection; 0 disables (default 60000)");
+
+unsigned int rddp_peer_timeout_ms(void)
+{
+	return peer_timeout_ms;
+}
+
 unsigned long rddp_mpa_timeout(void)
 {
 	return msecs_to_jiffies(mpa_timeout_ms);
@@ -32,6 +41,13 @@ unsigned long rddp_mpa_timeout(void)
 
 int rddp_params_check(void)
 {
+	/* TCP_KEEPIDLE stops at 32767 s: an hour keeps every probe in range */
+	if (peer_timeout_ms &&
+	    (peer_timeout_ms < 1000 || peer_timeout_ms > 3600 * 1000)) {
+		pr_err("rddp: peer_timeout_ms must be 0 or 1000-3600000, not %u\n",
+		       peer_timeout_ms);
+		return -EINVAL;
+	}
 	if (mpa_timeout_ms < 1000 || mpa_timeout_ms > 600000) {
 		pr_err("rddp: mpa_timeout_ms must be 1000-600000, not %u\n",
 		       mpa_timeout_ms);

@@ -163,6 +163,8 @@ enum ib_port_state rddp_port_state(struct net_device *netdev);
 int rddp_params_check(void);
 /* The mpa_timeout_ms module parameter, in jiffies (cm.c). */
 unsigned long rddp_mpa_timeout(void);
+/* The peer_timeout_ms module parameter (stream.c). */
+unsigned int rddp_peer_timeout_ms(void);
 void rddp_settings_default(struct rddp_settings *s);
 void rddp_settings_get(struct rddp_device *rdev, struct rddp_settings *out);
 

@@ -140,10 +140,34 @@ static u32 rddp_stream_mulpdu(struct rddp_stream *s)
 	return min_t(u32, m, RDDP_FPDU_MAX_ULPDU - 3);
 }
 
+/*
+ * A peer that vanishes (no FIN, no RST) must cost a bounded time, not hold
+ * the QP and its MRs forever: RFC 5044 leaves liveness to TCP, so ask TCP.
+ * TCP_USER_TIMEOUT ends the connection when sent data stays unacknowledged
+ * for @ms; keepalive probes (first after half of @ms, three more spread
+ * over the rest) end an idle one. TCP then reports the error through
+ * sk_state_change, and the stream ends as on a peer's close.
+ */
+static void rddp_stream_set_liveness(struct sock *sk, unsigned int ms)
+{
+	int idle = max_t(int, ms / 2000, 1);
+	int intvl = max_t(int, ms / 6000, 1);
+
+	if (!ms)
+		return;
+	tcp_sock_set_user_timeout(sk, ms);
+	sock_set_keepalive(sk);
+	tcp_sock_set_keepidle(sk, idle);
+	tcp_sock_set_keepintvl(sk, intvl);
+	tcp_sock_set_keepcnt(sk, 3);
+}
+
 int rddp_stream_start(struct rddp_stream *s, struct socket *sock,
 		      struct rddp_cep *cep)
 {
 	struct sock *sk = sock->sk;
+
+	rddp_stream_set_liveness(sk, rddp_peer_timeout_ms());
 
 	rddp_cep_get(cep);
 	s->cep = cep;

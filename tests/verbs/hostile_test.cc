@@ -16,6 +16,7 @@
 // Prints TAP; the exit status is non-zero if a check failed.
 //
 //   rddp_hostile [--crc=0] ADDR [FILTER]
+//   rddp_hostile --vanish NS:DEV:MS ADDR
 // FILTER: only the cases whose name contains it. --crc=0: the peer asks
 // for no MPA CRC (for a device whose mpa_crc is 0: then the streams run
 // without CRC; the CRC case asks for it anyway).
@@ -27,12 +28,16 @@ extern "C" {
 }
 
 #include <arpa/inet.h>
+#include <fcntl.h>
 #include <infiniband/verbs.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
 #include <rdma/rdma_cma.h>
+#include <sched.h>
+#include <spawn.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -227,8 +232,25 @@ class Peer {
   Peer(const Peer&) = delete;
   Peer& operator=(const Peer&) = delete;
 
-  bool Connect(const sockaddr_in& to) {
+  // From the network namespace @ns (ip netns add) if not empty: the
+  // socket lives there, the rest of the process stays where it is.
+  bool Connect(const sockaddr_in& to, const std::string& ns = "") {
+    int back = -1;
+    if (!ns.empty()) {
+      back = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
+      int in = open(("/run/netns/" + ns).c_str(), O_RDONLY | O_CLOEXEC);
+      bool ok = back >= 0 && in >= 0 && setns(in, CLONE_NEWNET) == 0;
+      if (in >= 0) close(in);
+      if (!ok) {
+        if (back >= 0) close(back);
+        return false;
+      }
+    }
     fd_ = socket(AF_INET, SOCK_STREAM, 0);
+    if (back >= 0) {
+      setns(back, CLONE_NEWNET);
+      close(back);
+    }
     int one = 1;
     setsockopt(fd_, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
     return fd_ >= 0 && connect(fd_, reinterpret_cast<const sockaddr*>(&to), sizeof(to)) == 0;
@@ -535,11 +557,11 @@ class Harness {
   // A fresh connection: the peer's Request, the victim's accept with
   // receives posted, the Reply, the RTR the Reply selected, ESTABLISHED.
   // With @send_rtr false the case sends the RTR (or what stands for it).
-  bool Connect(Peer& p, Victim& v, const std::string& name, uint8_t offer, bool send_rtr,
-               bool crc) {
+  bool Connect(Peer& p, Victim& v, const std::string& name, uint8_t offer, bool send_rtr, bool crc,
+               const std::string& ns = "") {
     rddp_mpa_frame f = Peer::StdRequest(offer);
     f.crc = crc;
-    if (!p.Connect(to_) || !p.SendFrame(f))
+    if (!p.Connect(to_, ns) || !p.SendFrame(f))
       return tap.Check(false, name + ": TCP connect and MPA Request", std::strerror(errno));
     return AcceptRequest(p, v, name, send_rtr);
   }
@@ -1583,6 +1605,83 @@ void InitiatorRejectCase(const std::string& n, Harness& h) {
   h.Drain();
 }
 
+constexpr uint64_t kVanishSend = 99;  // wr_id of the vanish cases' Send
+
+// iproute2's `ip -n NS link set DEV UP_DOWN` (spawned from PATH, not through
+// a shell: the guest's /bin/sh is busybox, whose ip lacks -n). 0 on success.
+int IpLink(const std::string& ns, const std::string& dev, const char* up_down) {
+  std::vector<std::string> args = {"ip", "-n", ns, "link", "set", dev, up_down};
+  std::vector<char*> argv;
+  argv.reserve(args.size() + 1);
+  for (auto& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  pid_t pid = 0;
+  if (posix_spawnp(&pid, "ip", nullptr, nullptr, argv.data(), environ)) return -1;
+  int st = 0;
+  if (waitpid(pid, &st, 0) != pid) return -1;
+  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+// A peer that vanishes (its link goes down: no FIN, no RST) while idle or
+// with data outstanding. With rddp's peer_timeout_ms at @ms the QP ends in
+// ERROR within about @ms, receives flushed, the cm_id told; with 0 it stays
+// up (the setting is what ends it), and rdma_destroy_qp still returns.
+void VanishCases(Harness& h, const std::string& ns, const std::string& dev, int ms) {
+  for (bool busy : {false, true}) {
+    std::string n = std::string("RFC 5044 §8 a peer that vanishes, ") +
+                    (busy ? "a Send unacknowledged" : "idle") + ", peer_timeout_ms " +
+                    std::to_string(ms);
+    Peer p;
+    Victim v;
+    h.ResetMsn();
+    if (!h.Connect(p, v, n, RDDP_MPA_RTR_ALL, true, g_crc, ns)) continue;
+    if (!tap.Zero(IpLink(ns, dev, "down"), n + ": the peer's link goes down")) continue;
+    if (busy) {
+      ibv_sge sge{Addr(v.sink->Data()), 1000, v.sink_mr->lkey};
+      ibv_send_wr wr{};
+      ibv_send_wr* bad = nullptr;
+      wr.wr_id = kVanishSend;
+      wr.opcode = IBV_WR_SEND;
+      wr.send_flags = IBV_SEND_SIGNALED;
+      wr.sg_list = &sge;
+      wr.num_sge = 1;
+      tap.Zero(ibv_post_send(v.id->qp, &wr, &bad), n + ": post a Send");
+    }
+    auto t0 = Clock::now();
+    if (ms) {
+      bool err = v.WaitState(IBV_QPS_ERR, 3 * ms + 5000);
+      auto dt = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - t0).count();
+      tap.Check(err && dt <= 2 * ms + 3000, n + ": the QP is in ERROR within about the bound",
+                (err ? "after " : "not after ") + std::to_string(dt) + " ms");
+      auto wcs = v.Poll(kRecvs + (busy ? 1 : 0), kTimeoutMs);
+      // The Send may have completed when TCP took it (it copies); the
+      // receives are flushed.
+      tap.Check(wcs.size() == kRecvs + (busy ? 1U : 0U) &&
+                    std::all_of(wcs.begin(), wcs.end(),
+                                [](const ibv_wc& wc) {
+                                  return wc.wr_id == kVanishSend || wc.status != IBV_WC_SUCCESS;
+                                }),
+                n + ": every posted WQE completes, the receives in error",
+                std::to_string(wcs.size()) + " completions");
+      CmEvent ev = NextEvent(h.Ch(), kTimeoutMs);
+      tap.Check(ev && ev->event == RDMA_CM_EVENT_DISCONNECTED, n + ": the cm_id is told",
+                ev ? rdma_event_str(ev->event) : "no event");
+    } else {
+      usleep(8000000);
+      tap.Check(v.State() == IBV_QPS_RTS, n + ": without the setting the QP is still up after 8 s");
+      Promptly(
+          [&v] {
+            rdma_destroy_qp(v.id);
+            return 0;
+          },
+          n + ": rdma_destroy_qp returns at once all the same");
+    }
+    IpLink(ns, dev, "up");
+    p.Close();
+    h.Drain();
+  }
+}
+
 void SetupCases(Harness& h, const std::string& filter) {
   const rddp_mpa_frame std_req = Peer::StdRequest(RDDP_MPA_RTR_ALL);
   auto want = [&filter](const std::string& n) { return n.find(filter) != std::string::npos; };
@@ -1696,6 +1795,13 @@ int main(int argc, char** argv) {
     g_crc = false;
     a++;
   }
+  // --vanish NS:DEV:MS ADDR: only the vanishing-peer cases, the peer's
+  // socket in namespace NS behind DEV, rddp's peer_timeout_ms being MS.
+  std::string vanish;
+  if (argc - a > 1 && std::strcmp(argv[a], "--vanish") == 0) {
+    vanish = argv[a + 1];
+    a += 2;
+  }
   if (argc - a < 1) {
     std::fprintf(stderr, "usage: %s [--crc=0] ADDR [FILTER]\n", argv[0]);
     return 2;
@@ -1704,6 +1810,17 @@ int main(int argc, char** argv) {
   if (!tap.Check(h.Ready(), "listen on " + std::string(argv[a]) + " and allocate a PD"))
     return tap.Finish();
   const std::string filter = argc - a > 1 ? argv[a + 1] : "";
+  if (!vanish.empty()) {
+    size_t c1 = vanish.find(':');
+    size_t c2 = vanish.find(':', c1 + 1);
+    if (c1 == std::string::npos || c2 == std::string::npos) {
+      std::fprintf(stderr, "--vanish NS:DEV:MS\n");
+      return 2;
+    }
+    VanishCases(h, vanish.substr(0, c1), vanish.substr(c1 + 1, c2 - c1 - 1),
+                std::stoi(vanish.substr(c2 + 1)));
+    return tap.Finish();
+  }
   auto fresh = [&h, &filter](const std::string& name,
                              const std::function<void(Peer&, Victim&)>& body,
                              uint8_t offer = RDDP_MPA_RTR_ALL, bool send_rtr = true,

@@ -198,10 +198,22 @@ static void rddp_cep_timer(struct work_struct *work)
 
 static void rddp_cep_sk_event(struct sock *sk)
 {
-	struct rddp_cep *cep;
+	struct rddp_cep *cep = NULL;
 
 	read_lock_bh(&sk->sk_callback_lock);
-	cep = sk->sk_user_data;
+	/*
+	 * TCP reads sk_data_ready and sk_state_change without this lock: a
+	 * call that began before rddp_cep_go_rts() handed the socket to the
+	 * QP's stream can get here after it, and sk_user_data is then the
+	 * stream. Taken for an endpoint, the stream had its QP pointer
+	 * incremented (kref_get) and a bit and a work item written into it
+	 * (seen on 2 vCPUs in tests/vm/churn.sh: KASAN, wild access through
+	 * s->qp->rdev). Under the lock, sk_user_data is ours only while our
+	 * callback is installed; the stream reads what came meanwhile itself
+	 * (rddp_rx_drain()).
+	 */
+	if (sk->sk_data_ready == rddp_cep_sk_event)
+		cep = sk->sk_user_data;
 	if (cep) {
 		set_bit(RDDP_CEP_EV_SOCK, &cep->events);
 		rddp_cep_queue(cep);
@@ -255,6 +267,33 @@ static int rddp_sock_create(struct rddp_cep *cep, int family,
 	(*sock)->sk->sk_sndtimeo = rddp_mpa_timeout();
 	(*sock)->sk->sk_rcvtimeo = rddp_mpa_timeout();
 	return 0;
+}
+
+/*
+ * Our sockets are kernel sockets: they hold no reference to their network
+ * namespace, and tcp_close() stops the retransmission timers of such a
+ * socket (6.1.85: "tcp: properly terminate timers for kernel sockets"). A
+ * graceful close's FIN, or the last data before it, is then sent once and
+ * never again: if the network loses it, the peer never learns that the
+ * connection is over, and its QP stays connected for good (seen with
+ * tools/vm/uml-wire.py --loss 2: a server QP or two in 64 connections
+ * closed). So the socket takes the reference a user socket has, as mptcp's
+ * subflows do, for the rest of its life as an orphan: TCP retransmits and
+ * times out as for any socket, and frees it, and the reference, when done.
+ * A namespace already being dismantled gives no reference: its sockets go
+ * without retransmissions, as before.
+ */
+void rddp_sock_release(struct socket *sock)
+{
+	struct sock *sk = sock->sk;
+	struct net *net = sock_net(sk);
+
+	if (!sk->sk_net_refcnt && maybe_get_net(net)) {
+		netns_tracker_alloc(net, &sk->ns_tracker, GFP_KERNEL);
+		sk->sk_net_refcnt = 1;
+		sock_inuse_add(net, 1);
+	}
+	sock_release(sock);
 }
 
 static int rddp_addr_len(const struct sockaddr_storage *a)
@@ -446,7 +485,7 @@ static void rddp_cep_fail(struct rddp_cep *cep, int status)
 	}
 	sock = rddp_cep_sock_detach(cep);
 	if (sock)
-		sock_release(sock);
+		rddp_sock_release(sock);
 	cep->state = RDDP_CEP_CLOSED;
 	rddp_cep_unlist(cep);
 }
@@ -665,12 +704,12 @@ static void rddp_cep_accept_one(struct rddp_cep *lcep, struct socket *sock)
 	struct rddp_cep *cep;
 
 	if (!lcep->rdev) {
-		sock_release(sock);
+		rddp_sock_release(sock);
 		return;
 	}
 	cep = rddp_cep_alloc(lcep->rdev);
 	if (!cep) {
-		sock_release(sock);
+		rddp_sock_release(sock);
 		return;
 	}
 	/* Listener before child: the only place two endpoint locks nest. */

@@ -33,6 +33,9 @@ void rddp_cep_event(struct rddp_cep *cep, enum rddp_cep_event ev);
 void rddp_cep_get(struct rddp_cep *cep);
 void rddp_cep_put(struct rddp_cep *cep);
 
+/* Close one of our TCP sockets so that TCP still finishes its close. */
+void rddp_sock_release(struct socket *sock);
+
 /* Device teardown: close every connection attempt still on @rdev. */
 void rddp_cm_device_stop(struct rddp_device *rdev);
 

@@ -258,7 +258,7 @@ static void rddp_stream_close_sock(struct rddp_stream *s, bool graceful)
 		release_sock(sock->sk);
 		kernel_sock_shutdown(sock, SHUT_WR);
 	}
-	sock_release(sock);
+	rddp_sock_release(sock);
 	s->sock = NULL;
 }
 

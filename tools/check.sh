@@ -102,8 +102,10 @@ vm() { # KERNEL TEST...
 # The User-Mode Linux lane: the same scripts on UML's debug kernel (KASAN,
 # UBSAN, lockdep, KUnit; kmemleak is off there), a boot in under a second and
 # kernel code at native speed, one CPU. Suites are named uml-debug-*; `two`
-# is two instances joined by tools/vm/uml-wire.py (two-vm-check.sh).
-uml() { # TEST...|two
+# is two instances joined by tools/vm/uml-wire.py (two-vm-check.sh), and
+# `faults` the same over a link that loses, reorders, duplicates and
+# delays frames.
+uml() { # TEST...|two|faults
 	local t any=""
 	for t in "$@"; do
 		want "uml-debug-$(basename "$t" .sh)" && any=1
@@ -116,6 +118,10 @@ uml() { # TEST...|two
 			# rddp at both ends: interop with siw stays in qemu
 			# (vm-*-two), where siw's guest boots Debian's kernel.
 			suite uml-debug-two bash tools/vm/two-vm-check.sh uml-debug smoke markers
+			continue
+		fi
+		if [ "$t" = faults ]; then
+			suite uml-debug-faults bash tools/vm/two-vm-check.sh uml-debug faults
 			continue
 		fi
 		suite "uml-debug-$(basename "$t" .sh)" bash tools/vm/run.sh --kernel uml-debug \
@@ -137,8 +143,8 @@ suite vm-stock-two bash tools/vm/two-vm-check.sh stock
 # RDDP_CHECK_QEMU_DEBUG=all runs every one-guest suite on qemu's debug
 # kernel too, with kmemleak.
 uml_tests=(tests/vm/kunit.sh tests/vm/link.sh tests/vm/verbs.sh tests/vm/rdma.sh tests/vm/cm.sh
-	tests/vm/rddpctl.sh tests/vm/netns.sh tests/vm/hostile.sh)
-uml "${uml_tests[@]}" two
+	tests/vm/rddpctl.sh tests/vm/netns.sh tests/vm/hostile.sh tests/vm/churn.sh)
+uml "${uml_tests[@]}" two faults
 if [ "${RDDP_CHECK_QEMU_DEBUG:-}" = all ]; then
 	vm debug "${uml_tests[@]}" tests/vm/ulp.sh
 else

@@ -10,6 +10,22 @@
 // checked byte for byte; the last line is TAP-like: `integrity: N ok, N bad`.
 //
 //   rddp_integrity ADDR [QPS] [OPS_PER_QP] [SEED]
+//
+// Across two hosts (tests/vm/faults.sh, over a lossy link) the two ends run
+// in two processes, and the client checks everything itself:
+//
+//   rddp_integrity --serve ADDR [QPS]          listens on ADDR, serves QPS
+//                                              connections, then exits
+//   rddp_integrity --connect ADDR [QPS] [OPS_PER_QP] [SEED] [MAX_KIB]
+//                                              MAX_KIB: the largest transfer
+//                                              (64 to 8192, default 8192)
+//
+// The server gives each connection a target buffer, filled with a pattern
+// both ends know, in its accept's private data, and sends every message it
+// receives back to the client. The client keeps a copy of what the target
+// must hold: it reads back each region it writes, compares each Read with
+// that copy and each echoed Send with what it sent; the ordered and fenced
+// exchanges are those of the one-process mode, checked the same way.
 #include <infiniband/verbs.h>
 #include <netdb.h>
 #include <poll.h>
@@ -390,23 +406,603 @@ bool RunFenced(Pair& p, std::mt19937_64& rng, Stats& st) {
   return true;
 }
 
+// ---- Two hosts: --serve and --connect ----
+
+// A completion queue with its own completion channel: waiting for a
+// completion sleeps in poll(2) instead of spinning, so that 64 waiting
+// threads leave the CPU to TCP on a slow link.
+class EventCq {
+ public:
+  EventCq(ibv_context* ctx, int cqe) : ch_(ibv_create_comp_channel(ctx)) {
+    if (!ch_) Die("ibv_create_comp_channel");
+    cq_ = ibv_create_cq(ctx, cqe, nullptr, ch_, 0);
+    if (!cq_) Die("ibv_create_cq");
+  }
+  EventCq(const EventCq&) = delete;
+  EventCq& operator=(const EventCq&) = delete;
+  EventCq(EventCq&&) = delete;
+  EventCq& operator=(EventCq&&) = delete;
+  ~EventCq() {
+    ibv_ack_cq_events(cq_, unacked_);
+    ibv_destroy_cq(cq_);
+    ibv_destroy_comp_channel(ch_);
+  }
+  ibv_cq* cq() const { return cq_; }
+
+  // The next completion within @seconds (false: none, or an error). With
+  // @stop, gives up too once *stop is set and nothing is left to poll.
+  bool Next(ibv_wc* wc, int seconds, const std::atomic<bool>* stop = nullptr) {
+    auto end = std::chrono::steady_clock::now() + std::chrono::seconds(seconds);
+    for (;;) {
+      int n = ibv_poll_cq(cq_, 1, wc);
+      if (n != 0) return n == 1;
+      if (ibv_req_notify_cq(cq_, 0)) return false;
+      // A completion that came before the request raised no event.
+      n = ibv_poll_cq(cq_, 1, wc);
+      if (n != 0) return n == 1;
+      pollfd pfd{ch_->fd, POLLIN, 0};
+      if (poll(&pfd, 1, 100) > 0) {
+        ibv_cq* ev_cq = nullptr;
+        void* ev_ctx = nullptr;
+        if (ibv_get_cq_event(ch_, &ev_cq, &ev_ctx) == 0) unacked_++;
+      }
+      if ((stop && stop->load()) || std::chrono::steady_clock::now() > end) {
+        return ibv_poll_cq(cq_, 1, wc) == 1;
+      }
+    }
+  }
+
+ private:
+  ibv_comp_channel* ch_;
+  ibv_cq* cq_ = nullptr;
+  unsigned unacked_ = 0;
+};
+
+// The client's connect private data: which pair, how large its buffers.
+struct Hello {
+  uint32_t index;
+  uint32_t max_size;
+};
+// The server's accept private data: the pair's target buffer.
+struct Target {
+  uint64_t addr;
+  uint32_t rkey;
+  uint32_t len;
+};
+
+// What the server's target buffer holds before the client writes to it.
+uint8_t Pattern(uint32_t index, size_t i) {
+  return static_cast<uint8_t>((i * 131U) ^ (i >> 9) ^ (index * 7U + 1));
+}
+
+// Waits for @ch's next event (600 s at most: the server waits on clients
+// that connect one after another over a slow link); nullptr on a timeout.
+rdma_cm_event* NextEvent(rdma_event_channel* ch) {
+  pollfd pfd{ch->fd, POLLIN, 0};
+  int n = poll(&pfd, 1, 600 * 1000);
+  if (n == 0) return nullptr;
+  rdma_cm_event* ev = nullptr;
+  if (n < 0 || rdma_get_cm_event(ch, &ev)) Die("rdma_get_cm_event");
+  return ev;
+}
+
+// One connection of the server: its target, two receive buffers that take
+// turns (the next receive is posted before the echo of the last one goes),
+// and the thread that echoes.
+struct Served {
+  uint32_t index = 0;
+  uint32_t max_size = 0;
+  rdma_cm_id* id = nullptr;
+  std::unique_ptr<EventCq> cq;
+  std::unique_ptr<Buffer> target, echo[2];
+  size_t echo_off[2] = {0, 0};
+  int cur = 0;
+  int max_sge = 1;
+  std::mt19937_64 rng;
+  std::thread thread;
+  std::atomic<bool> gone{false};
+  uint64_t echoes = 0;
+  std::string error;
+
+  void PostRecv() {
+    echo_off[cur] = rng() % 4096 + 3;
+    std::vector<ibv_sge> sg =
+        Split(rng, *echo[cur], echo_off[cur], max_size, 1 + static_cast<int>(rng() % max_sge));
+    ibv_recv_wr wr{}, *bad = nullptr;
+    wr.sg_list = sg.data();
+    wr.num_sge = static_cast<int>(sg.size());
+    if ((errno = ibv_post_recv(id->qp, &wr, &bad))) Die("ibv_post_recv (server)");
+  }
+
+  // Until the connection ends (its receive flushed): each message received
+  // goes back to the client from where it landed, in other SGEs.
+  void Echo() {
+    ibv_wc wc{};
+    while (cq->Next(&wc, 3600, &gone)) {
+      if (wc.status == IBV_WC_WR_FLUSH_ERR) return;
+      if (wc.status != IBV_WC_SUCCESS) {
+        error = std::string(wc.opcode & IBV_WC_RECV ? "receive" : "echo") + " completed with " +
+                ibv_wc_status_str(wc.status);
+        return;
+      }
+      if (!(wc.opcode & IBV_WC_RECV)) continue;  // an echo's send completion
+      const int got = cur;
+      cur ^= 1;
+      PostRecv();
+      std::vector<ibv_sge> sg =
+          Split(rng, *echo[got], echo_off[got], wc.byte_len, 1 + static_cast<int>(rng() % max_sge));
+      ibv_send_wr wr{}, *bad = nullptr;
+      wr.opcode = IBV_WR_SEND;
+      wr.send_flags = IBV_SEND_SIGNALED;
+      wr.sg_list = sg.data();
+      wr.num_sge = static_cast<int>(sg.size());
+      if ((errno = ibv_post_send(id->qp, &wr, &bad))) {
+        error = std::string("ibv_post_send (echo): ") + std::strerror(errno);
+        return;
+      }
+      echoes++;
+    }
+  }
+};
+
+int RunServer(const addrinfo* ai, int nqp) {
+  rdma_event_channel* ch = rdma_create_event_channel();
+  if (!ch) Die("rdma_create_event_channel");
+  rdma_cm_id* listener = nullptr;
+  if (rdma_create_id(ch, &listener, nullptr, RDMA_PS_TCP)) Die("rdma_create_id");
+  if (rdma_bind_addr(listener, ai->ai_addr)) Die("rdma_bind_addr");
+  if (rdma_listen(listener, nqp)) Die("rdma_listen");
+  std::printf("# listening for %d connections\n", nqp);
+
+  ibv_pd* pd = nullptr;
+  ibv_device_attr da{};
+  std::vector<std::unique_ptr<Served>> served;
+  int closed = 0, bad = 0;
+  uint64_t echoes = 0;
+  while (closed < nqp) {
+    rdma_cm_event* ev = NextEvent(ch);
+    if (!ev) {
+      std::printf("not ok - server: no connection event for 600 s (%d of %d closed)\n", closed,
+                  nqp);
+      std::exit(2);  // echo threads may run: no unwinding
+    }
+    auto* s = static_cast<Served*>(ev->id->context);
+    switch (ev->event) {
+      case RDMA_CM_EVENT_CONNECT_REQUEST: {
+        Hello hello{};
+        if (ev->param.conn.private_data_len < sizeof(hello)) {
+          std::printf("not ok - server: a connection request without its hello\n");
+          std::exit(2);  // echo threads may run: no unwinding
+        }
+        std::memcpy(&hello, ev->param.conn.private_data, sizeof(hello));
+        if (hello.max_size > kMaxSize) {
+          std::printf("not ok - server: pair %u asks for %u bytes\n", hello.index, hello.max_size);
+          std::exit(2);  // echo threads may run: no unwinding
+        }
+        if (!pd) {
+          pd = ibv_alloc_pd(ev->id->verbs);
+          if (!pd || ibv_query_device(ev->id->verbs, &da)) Die("ibv_alloc_pd/query_device");
+        }
+        served.push_back(std::make_unique<Served>());
+        s = served.back().get();
+        s->index = hello.index;
+        s->max_size = hello.max_size;
+        s->id = ev->id;
+        s->id->context = s;
+        s->max_sge = da.max_sge;
+        s->rng.seed(hello.index + 77);
+        s->cq = std::make_unique<EventCq>(ev->id->verbs, 32);
+        ibv_qp_init_attr qa = QpAttr(s->cq->cq(), da);
+        if (rdma_create_qp(s->id, pd, &qa)) Die("rdma_create_qp (server)");
+        s->target = std::make_unique<Buffer>(pd, s->max_size);
+        for (size_t i = 0; i < s->target->mem.size(); i++) s->target->mem[i] = Pattern(s->index, i);
+        for (auto& e : s->echo) e = std::make_unique<Buffer>(pd, s->max_size);
+        s->PostRecv();
+        Target t{reinterpret_cast<uintptr_t>(s->target->at(0)), s->target->mr->rkey,
+                 static_cast<uint32_t>(s->target->mem.size())};
+        rdma_conn_param cp{};
+        cp.initiator_depth = 1;
+        cp.responder_resources = 1;
+        cp.private_data = &t;
+        cp.private_data_len = sizeof(t);
+        if (rdma_accept(s->id, &cp)) Die("rdma_accept");
+        s->thread = std::thread([s] { s->Echo(); });
+        break;
+      }
+      case RDMA_CM_EVENT_ESTABLISHED:
+        break;
+      case RDMA_CM_EVENT_DISCONNECTED: {
+        rdma_ack_cm_event(ev);
+        ev = nullptr;
+        s->gone = true;
+        s->thread.join();
+        if (!s->error.empty()) {
+          std::printf("not ok - server, pair %u: %s\n", s->index, s->error.c_str());
+          bad++;
+        }
+        echoes += s->echoes;
+        rdma_destroy_qp(s->id);
+        rdma_destroy_id(s->id);
+        s->cq.reset();
+        s->target.reset();
+        for (auto& e : s->echo) e.reset();
+        closed++;
+        break;
+      }
+      default:
+        std::printf("not ok - server: unexpected %s (status %d)\n", rdma_event_str(ev->event),
+                    ev->status);
+        std::exit(2);  // echo threads may run: no unwinding
+    }
+    if (ev) rdma_ack_cm_event(ev);
+  }
+  ibv_dealloc_pd(pd);
+  rdma_destroy_id(listener);
+  rdma_destroy_event_channel(ch);
+  std::printf("integrity-server: %d connections, %llu echoes, %d bad\n", closed,
+              static_cast<unsigned long long>(echoes), bad);
+  return bad ? 1 : 0;
+}
+
+// The client's side of one connection: its own buffers (src: what it
+// writes and sends, and where Reads land; chk: read-backs; echo: the
+// server's echoes), the target's address and what the target must hold.
+struct Client {
+  int index = 0;
+  uint32_t max_size = kSmallMax;
+  int max_sge = 1;
+  rdma_cm_id* id = nullptr;
+  std::unique_ptr<EventCq> scq, rcq;
+  std::unique_ptr<Buffer> src, chk, echo;
+  Target target{};
+  std::vector<uint8_t> shadow;
+  double seconds = 0;  // how long its exchanges took
+
+  // The next send completion, which must be WR @wr_id and succeed.
+  bool SendDone(uint64_t wr_id, std::string& failed) const {
+    ibv_wc wc{};
+    if (!scq->Next(&wc, 300)) {
+      failed = "no send completion within 300 s";
+    } else if (wc.status != IBV_WC_SUCCESS) {
+      failed = std::string("send completion ") + ibv_wc_status_str(wc.status);
+    } else if (wc.wr_id != wr_id) {
+      failed = "completion of WR " + std::to_string(wc.wr_id) + " where " + std::to_string(wr_id) +
+               " was due (out of order)";
+    }
+    return failed.empty();
+  }
+  // The echo of a Send of @len bytes, received at @off of echo.
+  bool EchoDone(uint32_t len, std::string& failed) const {
+    ibv_wc wc{};
+    if (!rcq->Next(&wc, 300)) {
+      failed = "no echo within 300 s";
+    } else if (wc.status != IBV_WC_SUCCESS) {
+      failed = std::string("echo completion ") + ibv_wc_status_str(wc.status);
+    } else if (wc.byte_len != len) {
+      failed = "echo of " + std::to_string(wc.byte_len) + " bytes";
+    }
+    return failed.empty();
+  }
+  void PostEchoRecv(std::mt19937_64& rng, size_t off, uint32_t len) const {
+    // Room to spare; a zero-length receive still gets one (empty) SGE:
+    // libsiw refuses a receive without SGEs.
+    const auto room = static_cast<uint32_t>(len + rng() % 64);
+    std::vector<ibv_sge> sg = Split(rng, *echo, off, room, 1 + static_cast<int>(rng() % max_sge));
+    ibv_recv_wr wr{}, *bad = nullptr;
+    wr.sg_list = sg.data();
+    wr.num_sge = static_cast<int>(sg.size());
+    if ((errno = ibv_post_recv(id->qp, &wr, &bad))) Die("ibv_post_recv (client)");
+  }
+  // An RDMA Write or Read of the target at @toff over @sg.
+  ibv_send_wr Rdma(ibv_wr_opcode opcode, std::vector<ibv_sge>& sg, size_t toff,
+                   uint64_t wr_id) const {
+    ibv_send_wr wr{};
+    wr.wr_id = wr_id;
+    wr.opcode = opcode;
+    wr.sg_list = sg.data();
+    wr.num_sge = static_cast<int>(sg.size());
+    wr.send_flags = IBV_SEND_SIGNALED;
+    wr.wr.rdma.remote_addr = target.addr + toff;
+    wr.wr.rdma.rkey = target.rkey;
+    return wr;
+  }
+  void Post(ibv_send_wr* wr) const {
+    ibv_send_wr* bad = nullptr;
+    if ((errno = ibv_post_send(id->qp, wr, &bad))) Die("ibv_post_send (client)");
+  }
+  // Reads [toff, toff + len) of the target into chk and compares it with
+  // @want (the shadow, or what was just written).
+  bool ReadBack(std::mt19937_64& rng, size_t toff, uint32_t len, const uint8_t* want,
+                std::string& failed) const {
+    const size_t off = rng() % 4096 + 5;
+    std::memset(chk->at(off), 0xee, len);
+    std::vector<ibv_sge> sg = Split(rng, *chk, off, len, 1);
+    ibv_send_wr wr = Rdma(IBV_WR_RDMA_READ, sg, toff, 99);
+    Post(&wr);
+    if (!SendDone(99, failed)) {
+      failed = "read-back: " + failed;
+      return false;
+    }
+    if (std::memcmp(chk->at(off), want, len) != 0) {
+      failed = "read-back differs from what the target must hold";
+      return false;
+    }
+    return true;
+  }
+};
+
+bool Report(const Client& c, const char* what, uint32_t len, const std::string& failed, Stats& st,
+            uint64_t bytes) {
+  if (!failed.empty()) {
+    std::printf("not ok - QP pair %d: %s of %u bytes: %s\n", c.index, what, len, failed.c_str());
+    st.bad++;
+    return false;
+  }
+  st.ok++;
+  st.bytes += bytes;
+  return true;
+}
+
+// A Write of random data in random SGEs to a random place in the target,
+// read back.
+bool TwoWrite(Client& c, std::mt19937_64& rng, uint32_t len, Stats& st) {
+  const size_t off = rng() % 4096 + 1, toff = rng() % 4096 + 3;
+  Fill(rng, c.src->at(off), len);
+  std::vector<ibv_sge> sg = Split(rng, *c.src, off, len, 1 + static_cast<int>(rng() % c.max_sge));
+  ibv_send_wr wr = c.Rdma(IBV_WR_RDMA_WRITE, sg, toff, 1);
+  c.Post(&wr);
+  std::string failed;
+  if (c.SendDone(1, failed)) {
+    std::memcpy(c.shadow.data() + toff, c.src->at(off), len);
+    c.ReadBack(rng, toff, len, c.shadow.data() + toff, failed);
+  }
+  return Report(c, "write", len, failed, st, 2ULL * len);
+}
+
+// A Read of a random place in the target, compared with what it must hold.
+bool TwoRead(Client& c, std::mt19937_64& rng, uint32_t len, Stats& st) {
+  const size_t off = rng() % 4096 + 1, toff = rng() % 4096 + 3;
+  std::memset(c.src->at(off), 0x77, len);
+  std::vector<ibv_sge> sg = Split(rng, *c.src, off, len, 1);
+  ibv_send_wr wr = c.Rdma(IBV_WR_RDMA_READ, sg, toff, 2);
+  c.Post(&wr);
+  std::string failed;
+  if (c.SendDone(2, failed) && std::memcmp(c.src->at(off), c.shadow.data() + toff, len) != 0) {
+    failed = "data compare";
+  }
+  return Report(c, "read", len, failed, st, len);
+}
+
+// A Send in random SGEs, echoed by the server into other random SGEs.
+bool TwoSend(Client& c, std::mt19937_64& rng, uint32_t len, Stats& st) {
+  const size_t off = rng() % 4096 + 1, eoff = rng() % 4096 + 3;
+  Fill(rng, c.src->at(off), len);
+  std::memset(c.echo->at(eoff), 0x33, len);
+  c.PostEchoRecv(rng, eoff, len);
+  std::vector<ibv_sge> sg = Split(rng, *c.src, off, len, 1 + static_cast<int>(rng() % c.max_sge));
+  ibv_send_wr wr{};
+  wr.wr_id = 3;
+  wr.opcode = IBV_WR_SEND;
+  wr.send_flags = IBV_SEND_SIGNALED;
+  wr.sg_list = sg.data();
+  wr.num_sge = static_cast<int>(sg.size());
+  c.Post(&wr);
+  std::string failed;
+  if (c.SendDone(3, failed) && c.EchoDone(len, failed) &&
+      std::memcmp(c.echo->at(eoff), c.src->at(off), len) != 0) {
+    failed = "echo differs from what was sent";
+  }
+  return Report(c, "send", len, failed, st, 2ULL * len);
+}
+
+// Read (first half of the target) + Write (second half) + Send in one
+// post, completed in that order; the Write's source rewritten once its
+// completion is seen, the Write read back. With @fence, the Write sends
+// what the Read fetched and waits for it (IBV_SEND_FENCE).
+bool TwoOrdered(Client& c, std::mt19937_64& rng, bool fence, Stats& st) {
+  const size_t half = c.max_size / 2;
+  const uint32_t rlen = (fence ? 1 : 0) + PickSize(rng, static_cast<uint32_t>(half - 8192));
+  const uint32_t wlen = fence ? rlen : PickSize(rng, static_cast<uint32_t>(half - 8192));
+  const size_t roff = rng() % 4096 + 1;
+  const size_t woff = fence ? roff : half + rng() % 4096 + 5;
+  const size_t troff = rng() % 4096 + 3, twoff = half + rng() % 4096 + 7;
+  const size_t eoff = rng() % 4096;
+  std::memset(c.src->at(roff), 0x5a, rlen);
+  if (!fence) Fill(rng, c.src->at(woff), wlen);
+  const std::vector<uint8_t> wrote(c.src->at(woff), c.src->at(woff) + wlen);
+  c.PostEchoRecv(rng, eoff, 0);
+
+  std::vector<ibv_sge> rsg = Split(rng, *c.src, roff, rlen, 1);
+  std::vector<ibv_sge> wsg = Split(rng, *c.src, woff, wlen, 1);
+  ibv_send_wr wr[3] = {c.Rdma(IBV_WR_RDMA_READ, rsg, troff, 1),
+                       c.Rdma(IBV_WR_RDMA_WRITE, wsg, twoff, 2), ibv_send_wr{}};
+  if (fence) wr[1].send_flags |= IBV_SEND_FENCE;
+  wr[2].wr_id = 3;
+  wr[2].opcode = IBV_WR_SEND;
+  wr[2].send_flags = IBV_SEND_SIGNALED;
+  wr[0].next = &wr[1];
+  wr[1].next = &wr[2];
+  c.Post(wr);
+
+  std::string failed;
+  for (uint64_t i = 1; i <= 3 && failed.empty(); i++) {
+    if (c.SendDone(i, failed) && i == 2 && !fence) {
+      std::memset(c.src->at(woff), 0xa5, wlen);  // the Write's buffer is ours again
+    }
+  }
+  if (failed.empty()) c.EchoDone(0, failed);
+  if (failed.empty() && std::memcmp(c.src->at(roff), c.shadow.data() + troff, rlen) != 0) {
+    failed = "Read data compare";
+  }
+  if (failed.empty()) {
+    // Fenced: the Write carried what the Read fetched, not 0x5a.
+    const uint8_t* w = fence ? c.shadow.data() + troff : wrote.data();
+    std::memmove(c.shadow.data() + twoff, w, wlen);
+    if (!c.ReadBack(rng, twoff, wlen, c.shadow.data() + twoff, failed)) {
+      failed = fence ? "fenced Write sent before the Read completed (" + failed + ")"
+                     : "Write data (source rewritten after its completion): " + failed;
+    }
+  }
+  return Report(c, fence ? "Read, fenced Write of it, Send" : "ordered Read, Write, Send",
+                rlen + wlen, failed, st, 2ULL * (rlen + wlen));
+}
+
+int RunClient(const addrinfo* ai, int nqp, int ops, uint64_t seed, uint32_t max_size) {
+  rdma_event_channel* ch = rdma_create_event_channel();
+  if (!ch) Die("rdma_create_event_channel");
+  ibv_pd* pd = nullptr;
+  ibv_device_attr da{};
+  std::vector<Client> clients(static_cast<size_t>(nqp));
+  for (int i = 0; i < nqp; i++) {
+    Client& c = clients[static_cast<size_t>(i)];
+    c.index = i;
+    c.max_size = i == 0 ? max_size : std::min(kSmallMax, max_size);
+    if (rdma_create_id(ch, &c.id, nullptr, RDMA_PS_TCP)) Die("rdma_create_id");
+    if (rdma_resolve_addr(c.id, nullptr, ai->ai_addr, 5000)) Die("rdma_resolve_addr");
+    rdma_ack_cm_event(Expect(ch, RDMA_CM_EVENT_ADDR_RESOLVED, "client", i));
+    if (rdma_resolve_route(c.id, 5000)) Die("rdma_resolve_route");
+    rdma_ack_cm_event(Expect(ch, RDMA_CM_EVENT_ROUTE_RESOLVED, "client", i));
+    if (!pd) {
+      pd = ibv_alloc_pd(c.id->verbs);
+      if (!pd || ibv_query_device(c.id->verbs, &da)) Die("ibv_alloc_pd/query_device");
+    }
+    c.max_sge = da.max_sge;
+    c.scq = std::make_unique<EventCq>(c.id->verbs, 16);
+    c.rcq = std::make_unique<EventCq>(c.id->verbs, 16);
+    ibv_qp_init_attr qa = QpAttr(c.scq->cq(), da);
+    qa.recv_cq = c.rcq->cq();
+    if (rdma_create_qp(c.id, pd, &qa)) Die("rdma_create_qp (client)");
+    c.src = std::make_unique<Buffer>(pd, c.max_size);
+    c.chk = std::make_unique<Buffer>(pd, c.max_size);
+    c.echo = std::make_unique<Buffer>(pd, c.max_size);
+
+    Hello hello{static_cast<uint32_t>(i), c.max_size};
+    rdma_conn_param cp{};
+    cp.initiator_depth = 1;
+    cp.responder_resources = 1;
+    cp.private_data = &hello;
+    cp.private_data_len = sizeof(hello);
+    if (rdma_connect(c.id, &cp)) Die("rdma_connect");
+    rdma_cm_event* ev = Expect(ch, RDMA_CM_EVENT_ESTABLISHED, "client", i, c.id);
+    if (ev->param.conn.private_data_len < sizeof(Target)) {
+      std::printf("not ok - QP pair %d: the server's accept carries no target\n", i);
+      return 2;
+    }
+    std::memcpy(&c.target, ev->param.conn.private_data, sizeof(Target));
+    rdma_ack_cm_event(ev);
+    if (c.target.len != c.max_size + 8192) {
+      std::printf("not ok - QP pair %d: target of %u bytes\n", i, c.target.len);
+      return 2;
+    }
+    c.shadow.resize(c.target.len);
+    for (size_t k = 0; k < c.shadow.size(); k++) c.shadow[k] = Pattern(c.index, k);
+  }
+  std::printf("# %d QP pairs connected to the server (max SGEs %d)\n", nqp, da.max_sge);
+
+  Stats st;
+  std::vector<std::thread> threads;
+  threads.reserve(clients.size());
+  const auto t0 = std::chrono::steady_clock::now();
+  for (auto& c : clients) {
+    threads.emplace_back([&c, &st, ops, seed, t0] {
+      struct Timer {
+        Client& c;
+        std::chrono::steady_clock::time_point t0;
+        ~Timer() {
+          c.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        }
+      } timer{c, t0};
+      std::mt19937_64 rng(seed * 1000003 + static_cast<uint64_t>(c.index));
+      // Pair 0 moves the largest size once with each operation.
+      if (c.index == 0 && !(TwoWrite(c, rng, c.max_size, st) && TwoRead(c, rng, c.max_size, st) &&
+                            TwoSend(c, rng, c.max_size, st))) {
+        return;
+      }
+      for (int k = 0; k < ops; k++) {
+        bool good = false;
+        switch (rng() % 5) {
+          case 0:
+            good = TwoWrite(c, rng, PickSize(rng, c.max_size), st);
+            break;
+          case 1:
+            good = TwoRead(c, rng, PickSize(rng, c.max_size), st);
+            break;
+          case 2:
+            good = TwoSend(c, rng, PickSize(rng, c.max_size), st);
+            break;
+          default:
+            good = TwoOrdered(c, rng, k % 2 == 0, st);
+        }
+        if (!good) return;
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  const Client* slowest = &clients.back();
+  for (const auto& c : clients) {
+    if (c.index != 0 && c.seconds > slowest->seconds) slowest = &c;
+  }
+  std::printf(
+      "# transfers done: %llu ok, %llu bad in %.1f s (pair 0: %.1f s, slowest other: "
+      "pair %d, %.1f s); disconnecting\n",
+      static_cast<unsigned long long>(st.ok.load()), static_cast<unsigned long long>(st.bad.load()),
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(),
+      clients[0].seconds, slowest->index, slowest->seconds);
+  for (auto& c : clients) {
+    rdma_disconnect(c.id);
+    rdma_ack_cm_event(Expect(ch, RDMA_CM_EVENT_DISCONNECTED, "client", c.index, c.id));
+    rdma_destroy_qp(c.id);
+    c.src.reset();
+    c.chk.reset();
+    c.echo.reset();
+    c.scq.reset();
+    c.rcq.reset();
+    rdma_destroy_id(c.id);
+  }
+  ibv_dealloc_pd(pd);
+  rdma_destroy_event_channel(ch);
+  std::printf("integrity: %llu ok, %llu bad, %llu bytes verified\n",
+              static_cast<unsigned long long>(st.ok.load()),
+              static_cast<unsigned long long>(st.bad.load()),
+              static_cast<unsigned long long>(st.bytes.load()));
+  return st.bad.load() || st.ok.load() == 0 ? 1 : 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc < 2) {
-    std::fprintf(stderr, "usage: %s ADDR [QPS] [OPS_PER_QP] [SEED]\n", argv[0]);
+  const std::string mode = argc > 1 ? argv[1] : "";
+  const bool serve = mode == "--serve", connect = mode == "--connect";
+  const int a = serve || connect ? 2 : 1;  // ADDR's place
+  if (argc <= a) {
+    std::fprintf(stderr,
+                 "usage: %s ADDR [QPS] [OPS_PER_QP] [SEED]\n"
+                 "       %s --serve ADDR [QPS]\n"
+                 "       %s --connect ADDR [QPS] [OPS_PER_QP] [SEED] [MAX_KIB]\n",
+                 argv[0], argv[0], argv[0]);
     return 64;
   }
-  const int nqp = argc > 2 ? std::atoi(argv[2]) : 64;
-  const int ops = argc > 3 ? std::atoi(argv[3]) : 6;
-  const uint64_t seed = argc > 4 ? std::strtoull(argv[4], nullptr, 0) : 1;
+  const int nqp = argc > a + 1 ? std::atoi(argv[a + 1]) : 64;
+  const int ops = argc > a + 2 ? std::atoi(argv[a + 2]) : 6;
+  const uint64_t seed = argc > a + 3 ? std::strtoull(argv[a + 3], nullptr, 0) : 1;
   // Line-buffered: a run killed from outside still shows how far it got.
   std::setvbuf(stdout, nullptr, _IOLBF, 0);
 
   addrinfo hints{}, *ai = nullptr;
   hints.ai_family = AF_INET;
   std::string port = std::to_string(kPort);
-  if (getaddrinfo(argv[1], port.c_str(), &hints, &ai)) Die("getaddrinfo");
+  if (getaddrinfo(argv[a], port.c_str(), &hints, &ai)) Die("getaddrinfo");
+  if (serve || connect) {
+    // --connect: pair 0's largest transfer (8 MiB by default; the others
+    // stay at 1 MiB or below it).
+    const uint64_t max_kib = argc > a + 4 ? std::strtoull(argv[a + 4], nullptr, 0) : 0;
+    const uint32_t max_size = max_kib >= 64 && max_kib <= kMaxSize / 1024
+                                  ? static_cast<uint32_t>(max_kib * 1024)
+                                  : kMaxSize;
+    const int rc = serve ? RunServer(ai, nqp) : RunClient(ai, nqp, ops, seed, max_size);
+    freeaddrinfo(ai);
+    return rc;
+  }
 
   rdma_event_channel* sch = rdma_create_event_channel();
   rdma_event_channel* cch = rdma_create_event_channel();

@@ -17,6 +17,9 @@
 #   --ko-a FILE, --ko-b FILE   the same for guest a or b only
 #   --topology one|two    one guest, or two joined by a virtio-net link
 #   --pcap FILE           (two) record the link between the guests
+#   --wire 'OPTIONS'      (two, User-Mode Linux) impair the link: options
+#                         of tools/vm/uml-wire.py serve, e.g. '--loss 2
+#                         --reorder 5 --duplicate 1 --delay 5'
 #   --timeout SECONDS     bound on the test inside the guest (default 600);
 #                         the whole VM run is bounded by that plus boot time
 #   --name NAME           results in build/vm-results/NAME (default: test name)
@@ -31,7 +34,7 @@ set -euo pipefail
 # shellcheck source=tools/lib.sh
 . "$(dirname "$0")/../lib.sh"
 
-kernel=stock kernel_a="" kernel_b="" topology=one timeout=600 name="" pcap="" show=0
+kernel=stock kernel_a="" kernel_b="" topology=one timeout=600 name="" pcap="" show=0 wire_opts=""
 kos=() kos_a=() kos_b=()
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -43,10 +46,11 @@ while [ $# -gt 0 ]; do
 	--ko-b) kos_b+=("$2"); shift 2 ;;
 	--topology) topology=$2; shift 2 ;;
 	--pcap) pcap=$2; shift 2 ;;
+	--wire) wire_opts=$2; shift 2 ;;
 	--timeout) timeout=$2; shift 2 ;;
 	--name) name=$2; shift 2 ;;
 	--show-console) show=1; shift ;;
-	-h | --help) sed -n '4,29p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h | --help) sed -n '4,32p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	-*) rddp_die "unknown option $1 (--help)" ;;
 	*) break ;;
 	esac
@@ -84,6 +88,9 @@ if [ "$topology" = two ] && [ "${gkernel[a]%%-*}" != "${gkernel[b]%%-*}" ] &&
 	{ [[ ${gkernel[a]} == uml* ]] || [[ ${gkernel[b]} == uml* ]]; }; then
 	rddp_die "two guests are both User-Mode Linux or both qemu (${gkernel[a]}, ${gkernel[b]})"
 fi
+# Only uml-wire.py can impair the link.
+[ -z "$wire_opts" ] || { [ "$topology" = two ] && [[ ${gkernel[a]} == uml* ]]; } ||
+	rddp_die "--wire needs two User-Mode Linux guests"
 
 res="$RDDP_TOP/build/vm-results/$name"
 rm -rf "$res"
@@ -185,7 +192,8 @@ boot_uml() {
 uml_wire() {
 	local i
 	rm -f "$res/wire.sock"
-	python3 "$RDDP_TOP/tools/vm/uml-wire.py" serve "$res" "${pcap:-/dev/null}" \
+	# shellcheck disable=SC2086 # --wire's options, one word each
+	python3 "$RDDP_TOP/tools/vm/uml-wire.py" serve $wire_opts "$res" "${pcap:-/dev/null}" \
 		2>"$res/host-wire.log" &
 	wire_pid=$!
 	for ((i = 0; i < 100; i++)); do

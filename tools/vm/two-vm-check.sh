@@ -9,6 +9,11 @@
 #            asked for;
 #   markers  rddp in both guests, markers required by guest a
 #            (tests/vm/markers.sh);
+#   faults   (User-Mode Linux) rddp in both guests over a link that loses,
+#            reorders, duplicates and delays frames (uml-wire.py --loss 2
+#            --reorder 5 --duplicate 1 --delay 5, and --fin-loss 20): rping
+#            -V and the integrity program on 64 QPs, CRC on and off
+#            (tests/vm/faults.sh);
 #   ulp-siw  NVMe-oF/RDMA, NFS over RDMA and iSER: rddp's initiators and
 #            clients in guest a, the targets and nfsd on upstream siw in
 #            guest b (Debian's kernel, as interop);
@@ -34,7 +39,7 @@ rddp=build/kmod-$kernel/rddp.ko
 case $kernel in
 stock) runs=(smoke interop markers ulp-siw ulp-rddp) ;;
 debug) runs=(smoke interop markers ulp-siw) ;;
-uml-debug) runs=(smoke interop markers) ;;
+uml-debug) runs=(smoke interop markers faults) ;;
 *) rddp_die "two-vm-check.sh stock|debug|uml-debug [RUN...]" ;;
 esac
 if [ $# -gt 0 ]; then
@@ -206,6 +211,27 @@ if want markers; then
 	c=$(ts \
 		-Y 'iwarp_mpa.ulpdulength == 14 && iwarp_rdma.opcode == 0' 2>/dev/null | wc -l)
 	check "$([ "$c" -gt 0 ] && echo 1)" "markers: connections start with a zero-length Write RTR ($c)"
+fi
+if want faults; then
+	# netem's "loss 2% reorder 5% duplicate 1% delay 5ms" in both
+	# directions, played by the wire, and one FIN in five lost besides:
+	# every close then needs TCP to send its FIN again (rddp's sockets lost
+	# their retransmission timers on close: rddp_sock_release()). The pcap
+	# keeps headers only.
+	run_two faults tests/vm/faults.sh --timeout 900 --ko "$rddp" \
+		--wire "--loss 2 --reorder 5 --duplicate 1 --delay 5 --fin-loss 20 --snaplen 128"
+	# The wire's own account (its last line, printed when run.sh stops it).
+	wire=$(grep '^uml-wire:' "build/vm-results/two-$kernel-faults/host-wire.log" | tail -1)
+	for what in lost duplicated reordered "FINs lost"; do
+		c=$(sed -nE "s/.* ([0-9]+) $what.*/\1/p" <<<"$wire")
+		check "$([ "${c:-0}" -gt 0 ] && echo 1)" "faults: the wire $what (${c:-none})"
+	done
+	# TCP repaired the stream: tshark sees retransmissions and segments
+	# out of order.
+	c=$(ts -Y 'tcp.analysis.retransmission || tcp.analysis.fast_retransmission' | wc -l)
+	check "$([ "$c" -gt 0 ] && echo 1)" "faults: TCP retransmitted ($c segments in the pcap)"
+	c=$(ts -Y 'tcp.analysis.out_of_order' | wc -l)
+	check "$([ "$c" -gt 0 ] && echo 1)" "faults: segments arrived out of order ($c)"
 fi
 # In-kernel ULPs across the link (no pcap checks: the runs are about data).
 want ulp-siw && run_two ulp-siw tests/vm/ulp-two.sh --timeout 900 "${peer[@]}" --ko-a "$rddp" -- siw

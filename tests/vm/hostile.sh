@@ -9,8 +9,11 @@
 #
 # `hostile.sh siw` runs the same cases against upstream siw instead, as a
 # conformance tool (not in make check: siw fails most cases and 6.1's iw_cm
-# hits a BUG() in cm_close_handler() during the run; Documentation/testing.md):
+# hits a BUG() in cm_close_handler() during the run; Documentation/conformance.md):
 #   tools/vm/run.sh --kernel uml --ko build/kmod-uml/rddp.ko tests/vm/hostile.sh siw
+# `hostile.sh siw FILTER...` runs the program once per FILTER (the cases
+# whose name contains it), each announced by a "# case: FILTER" line, so
+# a run that the kernel ends midway shows where (tools/conformance.py).
 set -u
 . "$(dirname "$0")/lib.sh"
 
@@ -22,7 +25,16 @@ if [ "${1:-}" = siw ]; then
 	t_run "modprobe siw" modprobe siw
 	t_run "rdma link add siw0" rdma link add siw0 type siw netdev dummy0
 	# streamed: siw may take the kernel down midway
-	timeout 600 "$bin" $ip 2>&1 | t_relay siw
+	if [ $# -le 1 ]; then
+		timeout 600 "$bin" $ip 2>&1 | t_relay siw
+		exit 0
+	fi
+	shift
+	shopt -s lastpipe # t_relay in this shell: the checks' numbers go on
+	for filter in "$@"; do
+		echo "# case: $filter"
+		timeout 600 "$bin" $ip "$filter" 2>&1 | t_relay siw
+	done
 	exit 0
 fi
 for crc in 1 0; do

@@ -36,6 +36,7 @@
 #include <thread>
 #include <vector>
 
+#include "qp_attr.h"
 #include "tap.h"
 
 namespace {
@@ -128,17 +129,7 @@ bool Poll(ibv_cq* cq, ibv_wc* wc, int seconds, const std::atomic<bool>* stop = n
   }
 }
 
-ibv_qp_init_attr QpAttr(ibv_cq* cq) {
-  ibv_qp_init_attr a{};
-  a.send_cq = cq;
-  a.recv_cq = cq;
-  a.qp_type = IBV_QPT_RC;
-  a.cap.max_send_wr = 4;
-  a.cap.max_recv_wr = 4;
-  a.cap.max_send_sge = 1;
-  a.cap.max_recv_sge = 1;
-  return a;
-}
+ibv_qp_init_attr QpAttr(ibv_cq* cq) { return rddp_test::SmallRcQpAttr(cq); }
 
 void Fill(std::mt19937_64& rng, uint8_t* p, size_t n) {
   for (size_t i = 0; i < n; i++) p[i] = static_cast<uint8_t>(rng());

@@ -25,6 +25,7 @@
 #include <cstring>
 #include <string>
 
+#include "qp_attr.h"
 #include "tap.h"
 
 namespace {
@@ -166,17 +167,7 @@ class Env {
   }
 
  private:
-  static ibv_qp_init_attr QpAttr(ibv_cq* cq) {
-    ibv_qp_init_attr a{};
-    a.send_cq = cq;
-    a.recv_cq = cq;
-    a.qp_type = IBV_QPT_RC;
-    a.cap.max_send_wr = 4;
-    a.cap.max_recv_wr = 4;
-    a.cap.max_send_sge = 1;
-    a.cap.max_recv_sge = 1;
-    return a;
-  }
+  static ibv_qp_init_attr QpAttr(ibv_cq* cq) { return rddp_test::SmallRcQpAttr(cq); }
 
   const sockaddr* addr_;
   rdma_event_channel* sch_ = nullptr;

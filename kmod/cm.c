@@ -645,6 +645,7 @@ static void rddp_cep_got_reply(struct rddp_cep *cep)
 	p.markers_rx = cep->settings.markers;
 	p.tx_batch = cep->settings.tx_batch;
 	p.tx_zcopy = cep->settings.tx_zcopy;
+	p.peer_timeout_ms = cep->settings.peer_timeout_ms;
 	p.ird = cep->ird;
 	p.ord = cep->ord;
 	if (r->enhanced) {
@@ -940,6 +941,7 @@ int rddp_iw_accept(struct iw_cm_id *id, struct iw_cm_conn_param *param)
 	p.markers_rx = cep->settings.markers;
 	p.tx_batch = cep->settings.tx_batch;
 	p.tx_zcopy = cep->settings.tx_zcopy;
+	p.peer_timeout_ms = cep->settings.peer_timeout_ms;
 	p.ird = clamp_t(u16, param->ird, 1, RDDP_MAX_IRD);
 	p.ord = clamp_t(u16, param->ord, 1, RDDP_MAX_ORD);
 	f.rev = p.mpa_rev;

@@ -46,12 +46,20 @@ static const struct genl_multicast_group rddp_mcgrps[] = {
 				 .flags = GENL_MCAST_CAP_NET_ADMIN },
 };
 
+/* not const: the 6.1 policy field is a plain pointer */
+static struct netlink_range_validation rddp_peer_timeout_range = {
+	.max = RDDP_PEER_TIMEOUT_MAX,
+};
+
 static const struct nla_policy rddp_set_policy[RDDP_A_SET_MAX + 1] = {
 	[RDDP_A_SET_CRC] = NLA_POLICY_MAX(NLA_U8, 1),
 	[RDDP_A_SET_MARKERS] = NLA_POLICY_MAX(NLA_U8, 1),
 	[RDDP_A_SET_MPA_REV] = NLA_POLICY_RANGE(NLA_U8, 1, 2),
 	[RDDP_A_SET_TX_BATCH] = NLA_POLICY_MAX(NLA_U8, 1),
 	[RDDP_A_SET_TX_ZCOPY] = NLA_POLICY_MAX(NLA_U8, 1),
+	/* 1-999 are refused too: rddp_dev_set_check() */
+	[RDDP_A_SET_PEER_TIMEOUT_MS] =
+		NLA_POLICY_FULL_RANGE(NLA_U32, &rddp_peer_timeout_range),
 };
 
 /* Requests carry a device name and, for DEV_SET, settings; nothing else. */
@@ -125,7 +133,8 @@ static int rddp_put_settings(struct sk_buff *skb,
 	    nla_put_u8(skb, RDDP_A_SET_MARKERS, s->markers) ||
 	    nla_put_u8(skb, RDDP_A_SET_MPA_REV, s->mpa_rev) ||
 	    nla_put_u8(skb, RDDP_A_SET_TX_BATCH, s->tx_batch) ||
-	    nla_put_u8(skb, RDDP_A_SET_TX_ZCOPY, s->tx_zcopy))
+	    nla_put_u8(skb, RDDP_A_SET_TX_ZCOPY, s->tx_zcopy) ||
+	    nla_put_u32(skb, RDDP_A_SET_PEER_TIMEOUT_MS, s->peer_timeout_ms))
 		return -EMSGSIZE;
 	nla_nest_end(skb, nest);
 	return 0;
@@ -222,31 +231,22 @@ static int rddp_dev_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 
 /* ---- DEV_SET, STATS_RESET ---- */
 
-static int rddp_dev_set_doit(struct sk_buff *skb, struct genl_info *info)
+/* What the policy cannot say: a liveness bound is 0 or at least 1 s. */
+static int rddp_dev_set_check(struct nlattr **tb, struct genl_info *info)
 {
-	struct nlattr *tb[RDDP_A_SET_MAX + 1];
-	struct nlattr *nest = info->attrs[RDDP_A_DEV_SETTINGS];
-	struct rddp_device *rdev;
-	struct rddp_settings *s;
-	int ret;
+	struct nlattr *a = tb[RDDP_A_SET_PEER_TIMEOUT_MS];
 
-	if (!nest) {
-		GENL_SET_ERR_MSG(info, "settings (RDDP_A_DEV_SETTINGS) required");
+	if (a && !rddp_peer_timeout_valid(nla_get_u32(a))) {
+		NL_SET_ERR_MSG_ATTR(info->extack, a,
+				    "peer timeout must be 0 (off) or 1000-3600000 ms");
 		return -EINVAL;
 	}
-	ret = nla_parse_nested(tb, RDDP_A_SET_MAX, nest, rddp_set_policy,
-			       info->extack);
-	if (ret)
-		return ret;
-	mutex_lock(&rddp_devs_lock);
-	rdev = rddp_genl_dev(info);
-	if (IS_ERR(rdev)) {
-		mutex_unlock(&rddp_devs_lock);
-		return PTR_ERR(rdev);
-	}
-	/* New endpoints copy the whole struct under the lock. */
-	s = &rdev->settings;
-	spin_lock_bh(&rdev->settings_lock);
+	return 0;
+}
+
+/* Caller holds rdev->settings_lock. */
+static void rddp_settings_apply(struct rddp_settings *s, struct nlattr **tb)
+{
 	if (tb[RDDP_A_SET_CRC])
 		s->crc = nla_get_u8(tb[RDDP_A_SET_CRC]);
 	if (tb[RDDP_A_SET_MARKERS])
@@ -257,6 +257,36 @@ static int rddp_dev_set_doit(struct sk_buff *skb, struct genl_info *info)
 		s->tx_batch = nla_get_u8(tb[RDDP_A_SET_TX_BATCH]);
 	if (tb[RDDP_A_SET_TX_ZCOPY])
 		s->tx_zcopy = nla_get_u8(tb[RDDP_A_SET_TX_ZCOPY]);
+	if (tb[RDDP_A_SET_PEER_TIMEOUT_MS])
+		s->peer_timeout_ms = nla_get_u32(tb[RDDP_A_SET_PEER_TIMEOUT_MS]);
+}
+
+static int rddp_dev_set_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct nlattr *tb[RDDP_A_SET_MAX + 1];
+	struct nlattr *nest = info->attrs[RDDP_A_DEV_SETTINGS];
+	struct rddp_device *rdev;
+	int ret;
+
+	if (!nest) {
+		GENL_SET_ERR_MSG(info, "settings (RDDP_A_DEV_SETTINGS) required");
+		return -EINVAL;
+	}
+	ret = nla_parse_nested(tb, RDDP_A_SET_MAX, nest, rddp_set_policy,
+			       info->extack);
+	if (!ret)
+		ret = rddp_dev_set_check(tb, info);
+	if (ret)
+		return ret;
+	mutex_lock(&rddp_devs_lock);
+	rdev = rddp_genl_dev(info);
+	if (IS_ERR(rdev)) {
+		mutex_unlock(&rddp_devs_lock);
+		return PTR_ERR(rdev);
+	}
+	/* New endpoints copy the whole struct under the lock. */
+	spin_lock_bh(&rdev->settings_lock);
+	rddp_settings_apply(&rdev->settings, tb);
 	spin_unlock_bh(&rdev->settings_lock);
 	mutex_unlock(&rddp_devs_lock);
 	return 0;

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Module parameters: the defaults for MPA connection setup (RFC 5044 §7.1,
- * RFC 6581) that every new rddp device starts with. Read-only in sysfs;
- * per-device settings change at run time through the generic-netlink API.
+ * RFC 6581) and for a connection's liveness bound that every new rddp
+ * device starts with. Read-only in sysfs; per-device settings change at
+ * run time through the generic-netlink API.
  */
 #include <linux/jiffies.h>
 #include <linux/moduleparam.h>
@@ -25,13 +26,21 @@ static unsigned int mpa_timeout_ms = 10000;
 module_param(mpa_timeout_ms, uint, 0444);
 MODULE_PARM_DESC(mpa_timeout_ms, "Bound on TCP connect plus the MPA Request/Reply exchange, in ms (1000-600000, default 10000)");
 
+/*
+ * 60 s: a live peer answers a keepalive within an RTT, and TCP's backed-off
+ * retransmissions of one segment add up to a minute only after eight of
+ * them are lost in a row; yet a crashed host's QPs, and the memory they
+ * pin, come back within a minute, where TCP alone takes about 15 min with
+ * data outstanding (tcp_retries2) and forever without.
+ */
 static unsigned int peer_timeout_ms = 60000;
 module_param(peer_timeout_ms, uint, 0444);
-MODULE_PARM_DESC(peer_timeout_ms, "A connected peer that stops acknowledging data or answering keepalives for this long (ms) ends the connection; 0 disables (default 60000)");
+MODULE_PARM_DESC(peer_timeout_ms, "Default bound, in ms, on a connected peer that stops acknowledging data, answering keepalives or completing an FPDU; 0 disables (1000-3600000, default 60000)");
 
-unsigned int rddp_peer_timeout_ms(void)
+bool rddp_peer_timeout_valid(u32 ms)
 {
-	return peer_timeout_ms;
+	return !ms || (ms >= RDDP_PEER_TIMEOUT_MIN &&
+		       ms <= RDDP_PEER_TIMEOUT_MAX);
 }
 
 unsigned long rddp_mpa_timeout(void)
@@ -41,9 +50,7 @@ unsigned long rddp_mpa_timeout(void)
 
 int rddp_params_check(void)
 {
-	/* TCP_KEEPIDLE stops at 32767 s: an hour keeps every probe in range */
-	if (peer_timeout_ms &&
-	    (peer_timeout_ms < 1000 || peer_timeout_ms > 3600 * 1000)) {
+	if (!rddp_peer_timeout_valid(peer_timeout_ms)) {
 		pr_err("rddp: peer_timeout_ms must be 0 or 1000-3600000, not %u\n",
 		       peer_timeout_ms);
 		return -EINVAL;
@@ -76,6 +83,7 @@ void rddp_settings_default(struct rddp_settings *s)
 	s->mpa_rev = mpa_rev;
 	s->tx_batch = 1;
 	s->tx_zcopy = 1;
+	s->peer_timeout_ms = peer_timeout_ms;
 }
 
 /* A consistent copy of the device's settings (DEV_SET replaces them). */

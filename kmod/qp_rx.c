@@ -518,13 +518,38 @@ static int rddp_rx_actor(read_descriptor_t *desc, struct sk_buff *skb,
 	return len;
 }
 
+/*
+ * After a read: when the stream stopped inside an FPDU, record when that
+ * FPDU was first seen incomplete and have the stall timer running
+ * (stream.c, rddp_stream_stall_timer()). A pending timer is left alone, so
+ * a busy stream arms it about once per bound, not once per segment.
+ */
+static void rddp_rx_watch(struct rddp_stream *s)
+{
+	bool in = rddp_mpa_rx_in_fpdu(&s->rx_mpa);
+	u32 ms = s->p.peer_timeout_ms;
+
+	if (!ms)
+		return;
+	if (in && (!s->rx_in_fpdu || s->rx_stall_fpdu != s->rx_fpdus)) {
+		s->rx_stall_fpdu = s->rx_fpdus;
+		WRITE_ONCE(s->rx_stall_since, jiffies);
+		if (!timer_pending(&s->rx_stall_timer))
+			mod_timer(&s->rx_stall_timer,
+				  jiffies + msecs_to_jiffies(ms));
+	}
+	WRITE_ONCE(s->rx_in_fpdu, in);
+}
+
 /* Caller holds the socket lock and sk_callback_lock (read). */
 static void rddp_rx_read(struct sock *sk, struct rddp_stream *s)
 {
 	read_descriptor_t desc = { .arg.data = s, .count = 1 };
 
-	if (!s->rx_stopped)
-		tcp_read_sock(sk, &desc, rddp_rx_actor);
+	if (s->rx_stopped)
+		return;
+	tcp_read_sock(sk, &desc, rddp_rx_actor);
+	rddp_rx_watch(s);
 }
 
 void rddp_rx_data_ready(struct sock *sk)

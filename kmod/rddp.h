@@ -45,7 +45,7 @@
 #define RDDP_MAX_MR_SIZE	BIT_ULL(32)
 
 /*
- * MPA settings a device uses for new connections (params.c gives the
+ * Settings a device uses for new connections (params.c gives the
  * defaults). Read by the CM when a connection is set up.
  */
 struct rddp_settings {
@@ -54,7 +54,20 @@ struct rddp_settings {
 	u8 mpa_rev;	/* 1 or 2 (RFC 6581) */
 	u8 tx_batch;	/* several FPDUs per socket send (MSG_MORE) */
 	u8 tx_zcopy;	/* lend payload pages to TCP (only without CRC) */
+	/*
+	 * Liveness bound of a connected stream, in ms (stream.c): 0 (off)
+	 * or RDDP_PEER_TIMEOUT_MIN..RDDP_PEER_TIMEOUT_MAX.
+	 */
+	u32 peer_timeout_ms;
 };
+
+/*
+ * peer_timeout_ms's range. TCP keepalive counts in whole seconds, and a
+ * bound of a few RTOs would end connections on ordinary loss; an hour keeps
+ * every keepalive time in range (TCP_KEEPIDLE stops at 32767 s).
+ */
+#define RDDP_PEER_TIMEOUT_MIN	1000
+#define RDDP_PEER_TIMEOUT_MAX	(3600 * 1000)
 
 /*
  * Device counters (stats.c). Per CPU, bumped from any context with
@@ -163,8 +176,7 @@ enum ib_port_state rddp_port_state(struct net_device *netdev);
 int rddp_params_check(void);
 /* The mpa_timeout_ms module parameter, in jiffies (cm.c). */
 unsigned long rddp_mpa_timeout(void);
-/* The peer_timeout_ms module parameter (stream.c). */
-unsigned int rddp_peer_timeout_ms(void);
+bool rddp_peer_timeout_valid(u32 ms);
 void rddp_settings_default(struct rddp_settings *s);
 void rddp_settings_get(struct rddp_device *rdev, struct rddp_settings *out);
 

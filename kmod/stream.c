@@ -16,6 +16,8 @@
 /* Bound on writing a Terminate when the stream stops. */
 #define RDDP_TERM_SEND_TIMEOUT	(2 * HZ)
 
+static void rddp_stream_stall_timer(struct timer_list *t);
+
 struct rddp_stream *rddp_stream_alloc(struct rddp_qp *qp,
 				      const struct rddp_stream_params *p)
 {
@@ -48,6 +50,7 @@ struct rddp_stream *rddp_stream_alloc(struct rddp_qp *qp,
 	}
 	s->qp = qp;
 	spin_lock_init(&s->lock);
+	timer_setup(&s->rx_stall_timer, rddp_stream_stall_timer, 0);
 	atomic_set(&s->term_set, 0);
 	rddp_sg_init(&s->tx_sg);
 	rddp_sg_init(&s->rx_sg);
@@ -112,23 +115,55 @@ static void rddp_stream_write_space(struct sock *sk)
 	read_unlock_bh(&sk->sk_callback_lock);
 }
 
-/* sk_state_change: the peer closed or reset the connection. */
+/*
+ * sk_state_change: the peer closed or reset the connection, or TCP gave up
+ * on it (ETIMEDOUT: the liveness bound, rddp_stream_set_liveness()). All
+ * end as a peer's close does: QP in ERROR, WQEs flushed, DISCONNECT.
+ */
 static void rddp_stream_state_change(struct sock *sk)
 {
 	struct rddp_stream *s;
 
 	read_lock_bh(&sk->sk_callback_lock);
 	s = sk->sk_user_data;
-	if (s) {
-		switch (sk->sk_state) {
-		case TCP_ESTABLISHED:
-			break;
-		default:
-			rddp_cep_event(s->cep, RDDP_CEP_EV_PEER_CLOSED);
-			break;
-		}
+	if (s && sk->sk_state != TCP_ESTABLISHED) {
+		if (READ_ONCE(sk->sk_err) == ETIMEDOUT)
+			pr_info_ratelimited("rddp: QP %u: the peer did not answer for %u ms\n",
+					    s->qp->base.qp_num,
+					    s->p.peer_timeout_ms);
+		rddp_cep_event(s->cep, RDDP_CEP_EV_PEER_CLOSED);
 	}
 	read_unlock_bh(&sk->sk_callback_lock);
+}
+
+/*
+ * An FPDU has stayed incomplete for the liveness bound while TCP stays up:
+ * the peer stopped inside it and keeps answering TCP, which neither
+ * TCP_USER_TIMEOUT nor keepalive notices. RFC 5044 and RFC 5041 set no
+ * timer, but a live peer sends an FPDU (at most MULPDU, one TCP segment)
+ * at once; without a bound a peer could hold the QP, the receive or MR
+ * being written and its pinned pages for as long as it liked. The stream
+ * ends with a Terminate (RFC 5040 §5.3). RX arms the timer (qp_rx.c) and
+ * records when the FPDU was first seen; the timer re-arms itself when
+ * another FPDU has begun since.
+ */
+static void rddp_stream_stall_timer(struct timer_list *t)
+{
+	struct rddp_stream *s = from_timer(s, t, rx_stall_timer);
+	unsigned long end = READ_ONCE(s->rx_stall_since) +
+			    msecs_to_jiffies(s->p.peer_timeout_ms);
+
+	if (READ_ONCE(s->stopped) || atomic_read(&s->term_set) ||
+	    !READ_ONCE(s->rx_in_fpdu))
+		return;	/* RX arms it again for the next incomplete FPDU */
+	if (time_before(jiffies, end)) {
+		mod_timer(t, end);
+		return;
+	}
+	/* The peer writes this line: rate-limited. */
+	pr_info_ratelimited("rddp: QP %u: an FPDU incomplete for %u ms\n",
+			    s->qp->base.qp_num, s->p.peer_timeout_ms);
+	rddp_stream_error(s, RDDP_ERR_LLP_CATASTROPHIC, NULL, 0, 0, NULL);
 }
 
 /* MULPDU from the connection's EMSS (RFC 5044 §4.5, §7.1.2). */
@@ -141,14 +176,18 @@ static u32 rddp_stream_mulpdu(struct rddp_stream *s)
 }
 
 /*
- * A peer that vanishes (no FIN, no RST) must cost a bounded time, not hold
- * the QP and its MRs forever: RFC 5044 leaves liveness to TCP, so ask TCP.
- * TCP_USER_TIMEOUT ends the connection when sent data stays unacknowledged
- * for @ms; keepalive probes (first after half of @ms, three more spread
- * over the rest) end an idle one. TCP then reports the error through
+ * A peer that vanishes (no FIN, no RST) or stops reading must cost a
+ * bounded time, not hold the QP and its MRs forever: RFC 5044 leaves
+ * liveness to TCP, so ask TCP. TCP_USER_TIMEOUT ends the connection when
+ * sent data stays unacknowledged for @ms, and when the peer's window stays
+ * shut for @ms while we have data for it (tcp_probe_timer()); keepalive
+ * ends an idle one: the first probe after half of @ms, then one every sixth
+ * of it, and with TCP_USER_TIMEOUT set TCP gives up once @ms have passed
+ * without a word from the peer (tcp_keepalive_timer(); the probe count
+ * applies only without it). TCP then reports the error through
  * sk_state_change, and the stream ends as on a peer's close.
  */
-static void rddp_stream_set_liveness(struct sock *sk, unsigned int ms)
+static void rddp_stream_set_liveness(struct sock *sk, u32 ms)
 {
 	int idle = max_t(int, ms / 2000, 1);
 	int intvl = max_t(int, ms / 6000, 1);
@@ -167,7 +206,7 @@ int rddp_stream_start(struct rddp_stream *s, struct socket *sock,
 {
 	struct sock *sk = sock->sk;
 
-	rddp_stream_set_liveness(sk, rddp_peer_timeout_ms());
+	rddp_stream_set_liveness(sk, s->p.peer_timeout_ms);
 
 	rddp_cep_get(cep);
 	s->cep = cep;
@@ -283,6 +322,8 @@ void rddp_stream_stop(struct rddp_stream *s, bool graceful)
 	lock_sock(sk);
 	s->rx_stopped = true;
 	release_sock(sk);
+	/* RX arms no more; the timer sees @stopped and does not re-arm. */
+	del_timer_sync(&s->rx_stall_timer);
 	cancel_work_sync(&qp->tx_work);
 	/* An inline run (doorbell) sees @stopped once it has the mutex. */
 	mutex_lock(&qp->tx_mutex);

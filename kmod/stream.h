@@ -18,11 +18,14 @@
  *    filled by TX and reaped by whichever context finishes its head: all
  *    under @lock (spinlock, bh). CQEs are pushed with @lock held, which
  *    keeps them in order; the lock order is lock -> the CQ's lock.
+ *  - the stall timer (rx_stall_timer, softirq) only reads what RX
+ *    recorded of an incomplete FPDU and reports through
+ *    rddp_stream_error(), which any context may call.
  *  - rddp_stream_stop() (process context, with qp->state_lock held) ends
  *    both engines for good: it detaches the socket callbacks, waits for RX
- *    through the socket lock, cancels tx_work and waits for an inline run
- *    (tx_mutex), then flushes what the engines held. Only then is the
- *    socket released.
+ *    through the socket lock, stops the stall timer, cancels tx_work and
+ *    waits for an inline run (tx_mutex), then flushes what the engines
+ *    held. Only then is the socket released.
  *
  * Lifetime: allocated by the CM when the connection reaches full operation
  * (rddp_stream_start()), reachable as qp->stream until destroy_qp or a
@@ -37,6 +40,7 @@
 
 #include <linux/net.h>
 #include <linux/spinlock.h>
+#include <linux/timer.h>
 #include <rddp/mpa.h>
 #include <rddp/mpa_frame.h>
 #include <rddp/rdmap.h>
@@ -122,6 +126,8 @@ struct rddp_stream_params {
 	 * and end the connection; a copy pins the bytes the CRC covers.
 	 */
 	bool tx_zcopy;
+	/* the device's peer_timeout_ms setting: the liveness bound, 0 off */
+	u32 peer_timeout_ms;
 };
 
 struct rddp_stream {
@@ -230,6 +236,16 @@ struct rddp_stream {
 	/* small untagged messages (Read Request, Terminate) collected here */
 	u8 rx_small[RDDP_TERM_MAX_LEN];
 	u32 rx_small_len;
+	/*
+	 * An FPDU left incomplete: RX writes these at the end of each read
+	 * (qp_rx.c, rddp_rx_watch()), the stall timer reads them (stream.c,
+	 * READ_ONCE). @rx_stall_fpdu is rx_fpdus when the FPDU began,
+	 * @rx_stall_since the time RX first saw it incomplete.
+	 */
+	bool rx_in_fpdu;
+	u64 rx_stall_fpdu;
+	unsigned long rx_stall_since;
+	struct timer_list rx_stall_timer;
 };
 
 static inline struct rddp_read *rddp_orq_slot(struct rddp_stream *s, u32 i)

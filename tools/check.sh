@@ -143,7 +143,7 @@ suite vm-stock-two bash tools/vm/two-vm-check.sh stock
 # RDDP_CHECK_QEMU_DEBUG=all runs every one-guest suite on qemu's debug
 # kernel too, with kmemleak.
 uml_tests=(tests/vm/kunit.sh tests/vm/link.sh tests/vm/verbs.sh tests/vm/rdma.sh tests/vm/cm.sh
-	tests/vm/rddpctl.sh tests/vm/netns.sh tests/vm/hostile.sh tests/vm/churn.sh)
+	tests/vm/rddpctl.sh tests/vm/netns.sh tests/vm/hostile.sh tests/vm/liveness.sh tests/vm/churn.sh)
 uml "${uml_tests[@]}" two faults
 if [ "${RDDP_CHECK_QEMU_DEBUG:-}" = all ]; then
 	vm debug "${uml_tests[@]}" tests/vm/ulp.sh

@@ -123,4 +123,14 @@ void rddp_mpa_rx_init(struct rddp_mpa_rx *rx, bool markers, bool crc,
 int rddp_mpa_rx_feed(struct rddp_mpa_rx *rx, const u8 *data, u32 len,
 		     const struct rddp_mpa_rx_ops *ops, void *ctx);
 
+/*
+ * The stream has stopped inside an FPDU: its first octet (or the marker
+ * that opens it, RFC 5044 §4.3) is in, its CRC field not yet. The kernel
+ * bounds how long a peer may leave an FPDU half sent (stream.c).
+ */
+static inline bool rddp_mpa_rx_in_fpdu(const struct rddp_mpa_rx *rx)
+{
+	return rx->started;
+}
+
 #endif /* RDDP_MPA_H */

@@ -47,6 +47,9 @@ const struct rddp_err_info rddp_errors[RDDP_ERR_MAX] = {
 				  LLP, 0, 0x03, false),
 	[RDDP_ERR_LLP_FRAME] = E("invalid MPA Request or Reply", LLP, 0, 0x04,
 				 false),
+	/* RFC 6581 adds 0x05-0x07 to RFC 5044 §8's codes */
+	[RDDP_ERR_LLP_CATASTROPHIC] = E("MPA local catastrophic", LLP, 0, 0x05,
+					false),
 	[RDDP_ERR_LLP_INSUFFICIENT_IRD] = E("insufficient IRD", LLP, 0, 0x06,
 					    false),
 	[RDDP_ERR_LLP_NO_MATCHING_RTR] = E("no matching RTR", LLP, 0, 0x07,

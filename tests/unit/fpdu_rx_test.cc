@@ -237,6 +237,32 @@ int Abort(void* /*ctx*/, const uint8_t* /*hdr*/, uint32_t /*hdr_len*/, uint32_t 
   return 1;
 }
 
+// rddp_mpa_rx_in_fpdu(): true from an FPDU's first octet until its CRC
+// field is in, so the kernel can bound a peer that stops mid-FPDU.
+TEST(FpduRx, InFpduBetweenFirstAndLastOctet) {
+  for (bool markers : {false, true}) {
+    rddp_mpa_tx tx = {markers, true, 0};
+    std::vector<uint8_t> hdr(18, 0), pay(1000, 3);
+    hdr[0] = 0x41;
+    std::vector<uint8_t> w = Build(&tx, hdr, pay);
+    const size_t first = w.size();  // with markers the second one differs
+    auto w2 = Build(&tx, hdr, pay);
+    w.insert(w.end(), w2.begin(), w2.end());
+    rddp_mpa_rx rx;
+    rddp_mpa_rx_init(&rx, markers, true, 65535);
+    Sink s;
+    EXPECT_FALSE(rddp_mpa_rx_in_fpdu(&rx));
+    for (size_t i = 0; i < w.size(); i++) {
+      s.in_lo = &w[i];
+      s.in_hi = &w[i] + 1;
+      ASSERT_EQ(rddp_mpa_rx_feed(&rx, &w[i], 1, &kOps, &s), RDDP_MPA_OK);
+      const bool boundary = i + 1 == first || i + 1 == w.size();
+      EXPECT_EQ(rddp_mpa_rx_in_fpdu(&rx), !boundary) << "markers " << markers << " octet " << i;
+    }
+    EXPECT_EQ(s.done, 2);
+  }
+}
+
 TEST(FpduRx, ConsumerAbortIsSticky) {
   rddp_mpa_tx tx = {false, false, 0};
   std::vector<uint8_t> hdr(18, 0), pay(4, 1);

@@ -75,9 +75,9 @@ TEST(RddpctlArgs, HelpAndVersion) {
 
 TEST(RddpctlArgs, UsageText) {
   const std::string all = Usage("");
-  for (const char* word :
-       {"dev [show", "dev set", "tx-zcopy on|off", "qp [show]", "stats [show]", "stats reset",
-        "monitor", "link add", "link del", "-j", "-p", "-s", "-w", "-h", "-V"})
+  for (const char* word : {"dev [show", "dev set", "tx-zcopy on|off", "peer-timeout-ms MS",
+                           "qp [show]", "stats [show]", "stats reset", "monitor", "link add",
+                           "link del", "-j", "-p", "-s", "-w", "-h", "-V"})
     EXPECT_NE(all.find(word), std::string::npos) << word;
   const std::string link = Usage("link");
   EXPECT_NE(link.find("link add"), std::string::npos);
@@ -99,12 +99,19 @@ TEST(RddpctlArgs, DevSet) {
   EXPECT_EQ(r.settings, (Settings{.mpa_rev = 2}));
   r = Parse({"dev", "set", "rddp0", "crc", "on"});
   EXPECT_EQ(r.settings, (Settings{.crc = true}));
+  r = Parse({"dev", "set", "rddp0", "peer-timeout-ms", "3000"});
+  EXPECT_EQ(r.settings, (Settings{.peer_timeout_ms = 3000}));
+  r = Parse({"dev", "set", "rddp0", "peer-timeout-ms", "0", "crc", "off"});
+  EXPECT_EQ(r.settings, (Settings{.crc = false, .peer_timeout_ms = 0}));
+  r = Parse({"dev", "set", "rddp0", "peer-timeout-ms", "3600000"});
+  EXPECT_EQ(r.settings, (Settings{.peer_timeout_ms = 3600000}));
 }
 
 TEST(RddpctlArgs, DevSetErrors) {
   EXPECT_EQ(UsageMessage({"dev", "set"}), "dev: device name missing");
   EXPECT_EQ(UsageMessage({"dev", "set", "rddp0"}),
-            "dev: set needs at least one setting (crc, markers, mpa-rev, tx-batch, tx-zcopy)");
+            "dev: set needs at least one setting (crc, markers, mpa-rev, tx-batch, tx-zcopy, "
+            "peer-timeout-ms)");
   EXPECT_EQ(UsageMessage({"dev", "set", "rddp0", "crc", "maybe"}),
             "dev: crc takes on or off, not 'maybe'");
   EXPECT_EQ(UsageMessage({"dev", "set", "rddp0", "crc"}), "dev: crc value missing");
@@ -121,7 +128,16 @@ TEST(RddpctlArgs, DevSetErrors) {
             "dev: mpa-rev takes 1 or 2, not '3'");
   EXPECT_EQ(UsageMessage({"dev", "set", "rddp0", "mpa-rev"}), "dev: mpa-rev value missing");
   EXPECT_EQ(UsageMessage({"dev", "set", "rddp0", "speed", "fast"}),
-            "dev: unknown setting 'speed' (crc, markers, mpa-rev, tx-batch, tx-zcopy)");
+            "dev: unknown setting 'speed' (crc, markers, mpa-rev, tx-batch, tx-zcopy, "
+            "peer-timeout-ms)");
+  for (const char* bad : {"999", "1", "3600001", "60s", "+5", "", "4294967296"}) {
+    EXPECT_EQ(
+        UsageMessage({"dev", "set", "rddp0", "peer-timeout-ms", bad}),
+        std::string("dev: peer-timeout-ms takes 0 (off) or 1000 to 3600000, not '") + bad + "'")
+        << bad;
+  }
+  EXPECT_EQ(UsageMessage({"dev", "set", "rddp0", "peer-timeout-ms"}),
+            "dev: peer-timeout-ms value missing");
   EXPECT_EQ(UsageMessage({"dev", "set", "rddp0", "crc", "on", "crc", "off"}),
             "dev: crc given twice");
 }

@@ -89,6 +89,21 @@ TEST(RddpctlRequests, DevSet) {
   ASSERT_NE(set[RDDP_A_SET_TX_ZCOPY], nullptr);
   EXPECT_EQ(nla_len(set[RDDP_A_SET_TX_ZCOPY]), 1);
   EXPECT_EQ(nla_get_u8(set[RDDP_A_SET_TX_ZCOPY]), 0);
+  EXPECT_EQ(set[RDDP_A_SET_PEER_TIMEOUT_MS], nullptr);
+}
+
+TEST(RddpctlRequests, DevSetPeerTimeout) {
+  for (uint32_t ms : {0U, 3000U}) {
+    NlMsgPtr msg = BuildDevSet(kFamilyId, "rddp0", Settings{.peer_timeout_ms = ms});
+    auto tb = GenlAttrs<RDDP_A_MAX>(msg);
+    ASSERT_NE(tb[RDDP_A_DEV_SETTINGS], nullptr);
+    std::array<nlattr*, RDDP_A_SET_MAX + 1> set{};
+    ASSERT_EQ(nla_parse_nested(set.data(), RDDP_A_SET_MAX, tb[RDDP_A_DEV_SETTINGS], nullptr), 0);
+    ASSERT_NE(set[RDDP_A_SET_PEER_TIMEOUT_MS], nullptr);
+    EXPECT_EQ(nla_len(set[RDDP_A_SET_PEER_TIMEOUT_MS]), 4);  // u32, as the policy wants
+    EXPECT_EQ(nla_get_u32(set[RDDP_A_SET_PEER_TIMEOUT_MS]), ms);
+    EXPECT_EQ(set[RDDP_A_SET_CRC], nullptr);
+  }
 }
 
 TEST(RddpctlRequests, QpGet) {

@@ -38,9 +38,12 @@ TEST(RddpctlDecode, FullDevice) {
   EXPECT_EQ(d->netdev_index, 7U);
   EXPECT_EQ(d->port_state, 4);
   EXPECT_EQ(d->qps, 3U);
-  EXPECT_EQ(
-      d->settings,
-      (Settings{.crc = true, .markers = false, .mpa_rev = 2, .tx_batch = true, .tx_zcopy = true}));
+  EXPECT_EQ(d->settings, (Settings{.crc = true,
+                                   .markers = false,
+                                   .mpa_rev = 2,
+                                   .tx_batch = true,
+                                   .tx_zcopy = true,
+                                   .peer_timeout_ms = 60000}));
   ASSERT_EQ(d->counters.size(), 24U);
   EXPECT_EQ(d->counters.front(), (Counter{"tx_fpdus", 10}));
   EXPECT_EQ(d->counters[1], (Counter{"tx_bytes", 20}));

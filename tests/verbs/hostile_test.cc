@@ -16,10 +16,14 @@
 // Prints TAP; the exit status is non-zero if a check failed.
 //
 //   rddp_hostile [--crc=0] ADDR [FILTER]
-//   rddp_hostile --vanish NS:DEV:MS ADDR
+//   rddp_hostile --liveness|--exit-gone NS:VETH:MS:DEV ADDR
 // FILTER: only the cases whose name contains it. --crc=0: the peer asks
 // for no MPA CRC (for a device whose mpa_crc is 0: then the streams run
-// without CRC; the CRC case asks for it anyway).
+// without CRC; the CRC case asks for it anyway). --liveness: instead, the
+// cases of the liveness bound (issue 11, tests/vm/liveness.sh): the
+// peer's socket in network namespace NS behind VETH, the device DEV's
+// peer_timeout_ms being MS; --exit-gone: the process exits while its QP's
+// peer is gone.
 extern "C" {
 #include <rddp/crc32c.h>
 #include <rddp/mpa.h>
@@ -48,6 +52,7 @@ extern "C" {
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -1605,81 +1610,295 @@ void InitiatorRejectCase(const std::string& n, Harness& h) {
   h.Drain();
 }
 
-constexpr uint64_t kVanishSend = 99;  // wr_id of the vanish cases' Send
+// ---- Liveness (issue 11): a peer that vanishes, stops reading or stops
+// inside an FPDU costs rddp a bounded time, its device's peer_timeout_ms.
+// The peer's socket lives in another network namespace behind a veth
+// pair, whose far end going down makes the peer vanish: no FIN, no RST.
 
-// iproute2's `ip -n NS link set DEV UP_DOWN` (spawned from PATH, not through
-// a shell: the guest's /bin/sh is busybox, whose ip lacks -n). 0 on success.
-int IpLink(const std::string& ns, const std::string& dev, const char* up_down) {
-  std::vector<std::string> args = {"ip", "-n", ns, "link", "set", dev, up_down};
+constexpr uint64_t kWriteId = 98;       // the liveness cases' RDMA Write
+constexpr uint64_t kSendId = 99;        // and the Send behind it
+constexpr uint32_t kBigLen = 8U << 20;  // more than both ends' socket buffers
+// "About the bound": the QP is in ERROR no earlier than 1 s before the
+// bound (it is what ends the connection) and no later than this after it.
+// The veth end's carrier loss flushes the neighbour entry, so TCP's first
+// retransmission waits for ARP to give up (3 s): with data outstanding
+// the end comes up to about 1.3 s after the bound.
+constexpr int kMarginMs = 2500;
+// With the bound off, a QP must still be up this long after its peer went
+// silent: the 3000 ms bound of the other run, with its margin.
+constexpr int kControlMs = 3000 + kMarginMs;
+
+struct Liveness {
+  std::string ns;    // the peer's network namespace
+  std::string veth;  // the peer's end of the veth pair, in ns
+  int ms = 0;        // the device's peer_timeout_ms
+  std::string dev;   // the rddp device
+};
+
+// @args run from PATH, not through a shell (the guest's /bin/sh is
+// busybox, whose ip lacks -n); the exit status, or -1.
+int Spawn(std::vector<std::string> args) {
   std::vector<char*> argv;
   argv.reserve(args.size() + 1);
   for (auto& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
   pid_t pid = 0;
-  if (posix_spawnp(&pid, "ip", nullptr, nullptr, argv.data(), environ)) return -1;
+  if (posix_spawnp(&pid, argv[0], nullptr, nullptr, argv.data(), environ)) return -1;
   int st = 0;
   if (waitpid(pid, &st, 0) != pid) return -1;
   return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
-// A peer that vanishes (its link goes down: no FIN, no RST) while idle or
-// with data outstanding. With rddp's peer_timeout_ms at @ms the QP ends in
-// ERROR within about @ms, receives flushed, the cm_id told; with 0 it stays
-// up (the setting is what ends it), and rdma_destroy_qp still returns.
-void VanishCases(Harness& h, const std::string& ns, const std::string& dev, int ms) {
-  for (bool busy : {false, true}) {
-    std::string n = std::string("RFC 5044 §8 a peer that vanishes, ") +
-                    (busy ? "a Send unacknowledged" : "idle") + ", peer_timeout_ms " +
-                    std::to_string(ms);
-    Peer p;
-    Victim v;
-    h.ResetMsn();
-    if (!h.Connect(p, v, n, RDDP_MPA_RTR_ALL, true, g_crc, ns)) continue;
-    if (!tap.Zero(IpLink(ns, dev, "down"), n + ": the peer's link goes down")) continue;
-    if (busy) {
-      ibv_sge sge{Addr(v.sink->Data()), 1000, v.sink_mr->lkey};
-      ibv_send_wr wr{};
-      ibv_send_wr* bad = nullptr;
-      wr.wr_id = kVanishSend;
-      wr.opcode = IBV_WR_SEND;
-      wr.send_flags = IBV_SEND_SIGNALED;
-      wr.sg_list = &sge;
-      wr.num_sge = 1;
-      tap.Zero(ibv_post_send(v.id->qp, &wr, &bad), n + ": post a Send");
-    }
-    auto t0 = Clock::now();
-    if (ms) {
-      bool err = v.WaitState(IBV_QPS_ERR, 3 * ms + 5000);
-      auto dt = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - t0).count();
-      tap.Check(err && dt <= 2 * ms + 3000, n + ": the QP is in ERROR within about the bound",
-                (err ? "after " : "not after ") + std::to_string(dt) + " ms");
-      auto wcs = v.Poll(kRecvs + (busy ? 1 : 0), kTimeoutMs);
-      // The Send may have completed when TCP took it (it copies); the
-      // receives are flushed.
-      tap.Check(wcs.size() == kRecvs + (busy ? 1U : 0U) &&
-                    std::all_of(wcs.begin(), wcs.end(),
-                                [](const ibv_wc& wc) {
-                                  return wc.wr_id == kVanishSend || wc.status != IBV_WC_SUCCESS;
-                                }),
-                n + ": every posted WQE completes, the receives in error",
-                std::to_string(wcs.size()) + " completions");
-      CmEvent ev = NextEvent(h.Ch(), kTimeoutMs);
-      tap.Check(ev && ev->event == RDMA_CM_EVENT_DISCONNECTED, n + ": the cm_id is told",
-                ev ? rdma_event_str(ev->event) : "no event");
-    } else {
-      usleep(8000000);
-      tap.Check(v.State() == IBV_QPS_RTS, n + ": without the setting the QP is still up after 8 s");
-      Promptly(
-          [&v] {
-            rdma_destroy_qp(v.id);
-            return 0;
-          },
-          n + ": rdma_destroy_qp returns at once all the same");
-    }
-    IpLink(ns, dev, "up");
-    p.Close();
-    h.Drain();
+int IpLink(const Liveness& l, const char* up_down) {
+  return Spawn({"ip", "-n", l.ns, "link", "set", l.veth, up_down});
+}
+
+long long MsSince(Clock::time_point t0) {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - t0).count();
+}
+
+// 8 MiB for an RDMA Write, registered; nullptr on failure.
+ibv_mr* RegBig(Harness& h, std::vector<uint8_t>& big, const std::string& n) {
+  ibv_mr* mr = ibv_reg_mr(h.Pd(), big.data(), big.size(), IBV_ACCESS_LOCAL_WRITE);
+  tap.Check(mr != nullptr, n + ": register 8 MiB", std::strerror(errno));
+  return mr;
+}
+
+// An RDMA Write of @big (to an STag the peer never checks) and, with
+// @send, a Send behind it, both signalled: neither can complete while the
+// peer takes nothing.
+void PostWriteAndSend(Victim& v, ibv_mr* mr, std::vector<uint8_t>& big, bool send,
+                      const std::string& n) {
+  ibv_sge wsge{Addr(big.data()), static_cast<uint32_t>(big.size()), mr->lkey};
+  ibv_sge ssge{Addr(v.sink->Data()), 100, v.sink_mr->lkey};
+  ibv_send_wr wr[2]{};
+  ibv_send_wr* bad = nullptr;
+  wr[0].wr_id = kWriteId;
+  wr[0].opcode = IBV_WR_RDMA_WRITE;
+  wr[0].send_flags = IBV_SEND_SIGNALED;
+  wr[0].sg_list = &wsge;
+  wr[0].num_sge = 1;
+  wr[0].wr.rdma.remote_addr = 0x10000;
+  wr[0].wr.rdma.rkey = 0x1234;
+  wr[1].wr_id = kSendId;
+  wr[1].opcode = IBV_WR_SEND;
+  wr[1].send_flags = IBV_SEND_SIGNALED;
+  wr[1].sg_list = &ssge;
+  wr[1].num_sge = 1;
+  if (send) wr[0].next = &wr[1];
+  tap.Zero(ibv_post_send(v.id->qp, wr, &bad),
+           n + (send ? ": post a Write and a Send" : ": post a Write"));
+}
+
+// The bound on: the QP in ERROR after about the bound, counted from @t0;
+// the receives and the @sends posted sends complete with flush errors;
+// the cm_id gets DISCONNECTED.
+void ExpectBounded(const std::string& n, Harness& h, Victim& v, const Liveness& l,
+                   Clock::time_point t0, size_t sends) {
+  bool err = v.WaitState(IBV_QPS_ERR, 3 * l.ms + 5000);
+  long long dt = MsSince(t0);
+  std::printf("# %s: ERROR after %lld ms\n", n.c_str(), dt);
+  tap.Check(err && dt >= l.ms - 1000 && dt <= l.ms + kMarginMs,
+            n + ": the QP is in ERROR after about the bound",
+            (err ? "after " : "not after ") + std::to_string(dt) + " ms");
+  auto wcs = v.Poll(kRecvs + sends, kTimeoutMs);
+  tap.Check(wcs.size() == kRecvs + sends &&
+                std::all_of(wcs.begin(), wcs.end(),
+                            [](const ibv_wc& wc) { return wc.status == IBV_WC_WR_FLUSH_ERR; }),
+            n + ": every posted WQE completes with a flush error",
+            std::to_string(wcs.size()) + " completions");
+  CmEvent ev = NextEvent(h.Ch(), kTimeoutMs);
+  tap.Check(ev && ev->event == RDMA_CM_EVENT_DISCONNECTED, n + ": the cm_id gets DISCONNECTED",
+            ev ? rdma_event_str(ev->event) : "no event");
+}
+
+// The bound off: the QP still up when the bound would have ended it.
+void ExpectStillUp(const std::string& n, Victim& v) {
+  usleep(kControlMs * 1000);
+  tap.Check(v.State() == IBV_QPS_RTS, n + ": without the bound the QP is still up after " +
+                                          std::to_string(kControlMs) + " ms");
+}
+
+void DestroyPromptly(const std::string& n, Victim& v) {
+  Promptly(
+      [&v] {
+        rdma_destroy_qp(v.id);
+        return 0;
+      },
+      n + ": rdma_destroy_qp returns at once");
+}
+
+// A fresh connection from the peer in l.ns; with @down its link goes down
+// before @body runs, and up again after it.
+void RunLive(Harness& h, const Liveness& l, const std::string& what, bool down,
+             const std::function<void(const std::string&, Peer&, Victim&)>& body) {
+  const std::string n = "liveness: " + what + ", peer_timeout_ms " + std::to_string(l.ms);
+  Peer p;
+  Victim v;
+  h.ResetMsn();
+  if (h.Connect(p, v, n, RDDP_MPA_RTR_ALL, true, g_crc, l.ns)) {
+    if (!down || tap.Zero(IpLink(l, "down"), n + ": the peer's link goes down")) body(n, p, v);
+    if (down) IpLink(l, "up");
   }
+  p.Close();
+  h.Drain();
+}
+
+// Idle: only TCP keepalive can tell.
+void VanishIdle(Harness& h, const Liveness& l) {
+  RunLive(h, l, "a peer that vanishes, idle", true, [&](const std::string& n, Peer&, Victim& v) {
+    auto t0 = Clock::now();
+    if (l.ms) {
+      ExpectBounded(n, h, v, l, t0, 0);
+      return;
+    }
+    ExpectStillUp(n, v);
+    DestroyPromptly(n, v);
+  });
+}
+
+// Busy: a Write and a Send unacknowledged (TCP_USER_TIMEOUT).
+void VanishBusy(Harness& h, const Liveness& l) {
+  RunLive(h, l, "a peer that vanishes, a Write and a Send outstanding", true,
+          [&](const std::string& n, Peer&, Victim& v) {
+            std::vector<uint8_t> big(kBigLen, 0x5a);
+            ibv_mr* mr = RegBig(h, big, n);
+            if (!mr) return;
+            auto t0 = Clock::now();
+            PostWriteAndSend(v, mr, big, true, n);
+            if (l.ms) {
+              ExpectBounded(n, h, v, l, t0, 2);
+            } else {
+              ExpectStillUp(n, v);
+              DeregPromptly(mr, n);
+              mr = nullptr;
+              DestroyPromptly(n, v);
+            }
+            if (mr) ibv_dereg_mr(mr);
+          });
+}
+
+// The peer's TCP stays up but reads nothing: its window closes under the
+// Write (TCP_USER_TIMEOUT bounds zero-window probing too).
+void StopsReading(Harness& h, const Liveness& l) {
+  RunLive(h, l, "a peer that stops reading, a Write outstanding", false,
+          [&](const std::string& n, Peer&, Victim& v) {
+            std::vector<uint8_t> big(kBigLen, 0x5a);
+            ibv_mr* mr = RegBig(h, big, n);
+            if (!mr) return;
+            auto t0 = Clock::now();
+            PostWriteAndSend(v, mr, big, false, n);
+            if (l.ms) {
+              ExpectBounded(n, h, v, l, t0, 1);
+            } else {
+              ExpectStillUp(n, v);
+              DeregPromptly(mr, n);
+              mr = nullptr;
+              DestroyPromptly(n, v);
+            }
+            if (mr) ibv_dereg_mr(mr);
+          });
+}
+
+// The peer's TCP stays up, ACKs and answers keepalives, but the rest of
+// an FPDU never comes: rddp's own timer ends the stream with a Terminate,
+// LLP local catastrophic (RFC 6581's code 0x05 of RFC 5044 §8).
+void StallMidFpdu(Harness& h, const Liveness& l) {
+  RunLive(h, l, "a peer that stops inside an FPDU", false,
+          [&](const std::string& n, Peer& p, Victim& v) {
+            auto data = Pattern(500, 5);
+            p.HoldBack(200);
+            p.Send(Untagged(RDDP_OP_SEND, h.SendMsn(), 0, true), data);
+            auto t0 = Clock::now();
+            if (!l.ms) {
+              ExpectStillUp(n, v);
+              p.SendHeld();
+              auto wcs = v.Poll(1, kTimeoutMs);
+              tap.Check(wcs.size() == 1 && wcs[0].status == IBV_WC_SUCCESS &&
+                            wcs[0].byte_len == 500 &&
+                            std::equal(data.begin(), data.end(), v.recv->Data()),
+                        n + ": the rest of the FPDU, late, completes the Send");
+              return;
+            }
+            Received r =
+                p.Collect(3 * l.ms + 5000, [](const Received& x) { return x.term.has_value(); });
+            std::printf("# %s: Terminate after %lld ms\n", n.c_str(), MsSince(t0));
+            tap.Check(r.term && r.term->layer == 2 && r.term->etype == 0 && r.term->ecode == 0x05,
+                      n + ": Terminate layer 2 type 0 code 0x05", "got " + TermStr(r));
+            ExpectBounded(n, h, v, l, t0, 0);
+          });
+}
+
+// `rdma link delete` returns at once while a QP's peer is gone with data
+// outstanding; the cm_id is told. The device is gone afterwards.
+void LinkDeleteWhileGone(Harness& h, const Liveness& l) {
+  RunLive(h, l, "rdma link delete while the peer is gone", true,
+          [&](const std::string& n, Peer&, Victim& v) {
+            std::vector<uint8_t> big(kBigLen, 0x5a);
+            ibv_mr* mr = RegBig(h, big, n);
+            if (!mr) return;
+            PostWriteAndSend(v, mr, big, true, n);
+            auto t0 = Clock::now();
+            int rc = Spawn({"rdma", "link", "delete", l.dev});
+            long long dt = MsSince(t0);
+            tap.Check(rc == 0 && dt < 5000, n + ": rdma link delete returns at once",
+                      "exit " + std::to_string(rc) + " after " + std::to_string(dt) + " ms");
+            bool told = false;
+            while (CmEvent ev = NextEvent(h.Ch(), 2000)) {
+              if (ev->id == v.id && ev->event == RDMA_CM_EVENT_DEVICE_REMOVAL) told = true;
+              if (told) break;
+            }
+            tap.Check(told, n + ": the cm_id gets DEVICE_REMOVAL");
+            DestroyPromptly(n, v);
+            DeregPromptly(mr, n);
+          });
+}
+
+void LivenessCases(Harness& h, const Liveness& l) {
+  VanishIdle(h, l);
+  VanishBusy(h, l);
+  StopsReading(h, l);
+  StallMidFpdu(h, l);
+  if (!l.ms) LinkDeleteWhileGone(h, l);
+}
+
+// The process exits, without tearing anything down, while its QP's peer
+// is gone with a Write outstanding (the bound off): the kernel's cleanup
+// must not wait for the peer. Prints the time of its exit, in
+// /proc/uptime's terms, for the script to compare.
+void ExitWhileGone(Harness& h, const Liveness& l) {
+  // std::_Exit() runs no destructor: the kernel tears all this down.
+  Peer p;
+  Victim v;
+  h.ResetMsn();
+  const std::string n = "liveness: the process exits while the peer is gone";
+  if (!h.Connect(p, v, n, RDDP_MPA_RTR_ALL, true, g_crc, l.ns) ||
+      !tap.Zero(IpLink(l, "down"), n + ": the peer's link goes down")) {
+    return;
+  }
+  std::vector<uint8_t> big(kBigLen, 0x5a);
+  ibv_mr* mr = RegBig(h, big, n);
+  if (!mr) return;
+  PostWriteAndSend(v, mr, big, true, n);
+  usleep(200000);
+  tap.Check(v.State() == IBV_QPS_RTS, n + ": the QP is up with a Write outstanding");
+  double up = 0;
+  if (std::ifstream("/proc/uptime") >> up) std::printf("# exit at uptime %.2f\n", up);
+  int rc = tap.Finish();
+  std::fflush(stdout);
+  std::_Exit(rc);
+}
+
+// NS:VETH:MS:DEV, the fields of struct Liveness.
+std::optional<Liveness> ParseLiveness(const std::string& spec) {
+  std::vector<std::string> f;
+  size_t from = 0;
+  for (size_t c; (c = spec.find(':', from)) != std::string::npos; from = c + 1)
+    f.push_back(spec.substr(from, c - from));
+  f.push_back(spec.substr(from));
+  if (f.size() != 4 || f[2].empty() || f[2].find_first_not_of("0123456789") != std::string::npos)
+    return std::nullopt;
+  return Liveness{f[0], f[1], std::stoi(f[2]), f[3]};
 }
 
 void SetupCases(Harness& h, const std::string& filter) {
@@ -1795,11 +2014,19 @@ int main(int argc, char** argv) {
     g_crc = false;
     a++;
   }
-  // --vanish NS:DEV:MS ADDR: only the vanishing-peer cases, the peer's
-  // socket in namespace NS behind DEV, rddp's peer_timeout_ms being MS.
-  std::string vanish;
-  if (argc - a > 1 && std::strcmp(argv[a], "--vanish") == 0) {
-    vanish = argv[a + 1];
+  // --liveness NS:VETH:MS:DEV ADDR: only the liveness cases (struct
+  // Liveness); --exit-gone NS:VETH:MS:DEV ADDR: the process exits while
+  // its QP's peer is gone.
+  std::string live_mode;
+  std::optional<Liveness> live;
+  if (argc - a > 1 &&
+      (std::strcmp(argv[a], "--liveness") == 0 || std::strcmp(argv[a], "--exit-gone") == 0)) {
+    live_mode = argv[a];
+    live = ParseLiveness(argv[a + 1]);
+    if (!live) {
+      std::fprintf(stderr, "%s NS:VETH:MS:DEV\n", argv[a]);
+      return 2;
+    }
     a += 2;
   }
   if (argc - a < 1) {
@@ -1810,15 +2037,12 @@ int main(int argc, char** argv) {
   if (!tap.Check(h.Ready(), "listen on " + std::string(argv[a]) + " and allocate a PD"))
     return tap.Finish();
   const std::string filter = argc - a > 1 ? argv[a + 1] : "";
-  if (!vanish.empty()) {
-    size_t c1 = vanish.find(':');
-    size_t c2 = vanish.find(':', c1 + 1);
-    if (c1 == std::string::npos || c2 == std::string::npos) {
-      std::fprintf(stderr, "--vanish NS:DEV:MS\n");
-      return 2;
+  if (live) {
+    if (live_mode == "--exit-gone") {
+      ExitWhileGone(h, *live);  // returns only if it failed early
+    } else {
+      LivenessCases(h, *live);
     }
-    VanishCases(h, vanish.substr(0, c1), vanish.substr(c1 + 1, c2 - c1 - 1),
-                std::stoi(vanish.substr(c2 + 1)));
     return tap.Finish();
   }
   auto fresh = [&h, &filter](const std::string& name,

@@ -20,6 +20,11 @@ namespace {
 constexpr size_t kMaxDeviceName = 63;
 constexpr size_t kMaxNetdevName = 15;
 constexpr unsigned kMaxWatchSeconds = 86400;
+// RDDP_A_SET_PEER_TIMEOUT_MS: 0 (off) or this range, as the module checks.
+constexpr uint32_t kMinPeerTimeoutMs = 1000;
+constexpr uint32_t kMaxPeerTimeoutMs = 3600000;
+constexpr std::string_view kSettingNames =
+    "crc, markers, mpa-rev, tx-batch, tx-zcopy, peer-timeout-ms";
 
 struct ObjectUsage {
   std::string_view object;
@@ -30,7 +35,7 @@ constexpr std::array<ObjectUsage, 5> kObjectUsage = {{
     {"dev",
      "       rddpctl [-j [-p]] [-s] dev [show [DEV]]\n"
      "       rddpctl dev set DEV [crc on|off] [markers on|off] [mpa-rev 1|2]\n"
-     "               [tx-batch on|off] [tx-zcopy on|off]\n"},
+     "               [tx-batch on|off] [tx-zcopy on|off] [peer-timeout-ms MS]\n"},
     {"qp", "       rddpctl [-j [-p]] [-s] qp [show] [dev DEV]\n"},
     {"stats",
      "       rddpctl [-j [-p]] [-s] stats [show] [DEV] [-w SECONDS]\n"
@@ -132,34 +137,51 @@ std::string NetdevName(Words& w) {
   return name;
 }
 
+// peer-timeout-ms: 0 turns the bound off, else 1000 to 3600000 ms.
+uint32_t ParsePeerTimeout(Words& w) {
+  std::string value = w.Next("peer-timeout-ms value");
+  uint32_t ms = 0;
+  const char* end = value.data() + value.size();
+  auto [ptr, ec] = std::from_chars(value.data(), end, ms);
+  if (ec != std::errc() || ptr != end || value.empty() ||
+      (ms != 0 && (ms < kMinPeerTimeoutMs || ms > kMaxPeerTimeoutMs)))
+    w.Fail("peer-timeout-ms takes 0 (off) or 1000 to 3600000, not '" + value + "'");
+  return ms;
+}
+
+// One `dev set` KEY VALUE pair into @s.
+void ParseSetting(Words& w, Settings& s) {
+  std::string key = w.Next("setting");
+  auto once = [&](auto& field) -> auto& {
+    if (field) w.Fail(key + " given twice");
+    return field;
+  };
+  if (key == "crc") {
+    once(s.crc) = ParseOnOff(w, key);
+  } else if (key == "markers") {
+    once(s.markers) = ParseOnOff(w, key);
+  } else if (key == "tx-batch") {
+    once(s.tx_batch) = ParseOnOff(w, key);
+  } else if (key == "tx-zcopy") {
+    once(s.tx_zcopy) = ParseOnOff(w, key);
+  } else if (key == "peer-timeout-ms") {
+    once(s.peer_timeout_ms) = ParsePeerTimeout(w);
+  } else if (key == "mpa-rev") {
+    std::string value = w.Next("mpa-rev value");
+    if (value != "1" && value != "2") w.Fail("mpa-rev takes 1 or 2, not '" + value + "'");
+    once(s.mpa_rev) = static_cast<uint8_t>(value == "1" ? 1 : 2);
+  } else {
+    w.Fail("unknown setting '" + key + "' (" + std::string(kSettingNames) + ")");
+  }
+}
+
 void ParseDev(Words& w, Request& r) {
   if (w.Accept("set")) {
     r.command = Command::kDevSet;
     r.dev = DeviceName(w, "device name");
-    while (!w.Done()) {
-      std::string key = w.Next("setting");
-      auto once = [&](auto& field) -> auto& {
-        if (field) w.Fail(key + " given twice");
-        return field;
-      };
-      if (key == "crc") {
-        once(r.settings.crc) = ParseOnOff(w, key);
-      } else if (key == "markers") {
-        once(r.settings.markers) = ParseOnOff(w, key);
-      } else if (key == "tx-batch") {
-        once(r.settings.tx_batch) = ParseOnOff(w, key);
-      } else if (key == "tx-zcopy") {
-        once(r.settings.tx_zcopy) = ParseOnOff(w, key);
-      } else if (key == "mpa-rev") {
-        std::string value = w.Next("mpa-rev value");
-        if (value != "1" && value != "2") w.Fail("mpa-rev takes 1 or 2, not '" + value + "'");
-        once(r.settings.mpa_rev) = static_cast<uint8_t>(value == "1" ? 1 : 2);
-      } else {
-        w.Fail("unknown setting '" + key + "' (crc, markers, mpa-rev, tx-batch, tx-zcopy)");
-      }
-    }
+    while (!w.Done()) ParseSetting(w, r.settings);
     if (r.settings.Empty())
-      w.Fail("set needs at least one setting (crc, markers, mpa-rev, tx-batch, tx-zcopy)");
+      w.Fail("set needs at least one setting (" + std::string(kSettingNames) + ")");
     return;
   }
   r.command = Command::kDevShow;

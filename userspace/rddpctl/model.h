@@ -21,9 +21,10 @@ struct Settings {
   std::optional<uint8_t> mpa_rev{};
   std::optional<bool> tx_batch{};
   std::optional<bool> tx_zcopy{};
+  std::optional<uint32_t> peer_timeout_ms{};  // 0: off
 
   [[nodiscard]] bool Empty() const {
-    return !crc && !markers && !mpa_rev && !tx_batch && !tx_zcopy;
+    return !crc && !markers && !mpa_rev && !tx_batch && !tx_zcopy && !peer_timeout_ms;
   }
   bool operator==(const Settings&) const = default;
 };

@@ -62,6 +62,11 @@ enum rddp_set_attr {
 	RDDP_A_SET_MPA_REV,	/* u8 1/2: highest MPA revision offered */
 	RDDP_A_SET_TX_BATCH,	/* u8 0/1: several FPDUs per send (MSG_MORE) */
 	RDDP_A_SET_TX_ZCOPY,	/* u8 0/1: lend payload pages to TCP, no CRC */
+	/*
+	 * u32: ms a connected peer may leave data unacknowledged, keepalives
+	 * unanswered or an FPDU incomplete; 0 (off) or 1000-3600000
+	 */
+	RDDP_A_SET_PEER_TIMEOUT_MS,
 	__RDDP_A_SET_MAX,
 };
 #define RDDP_A_SET_MAX (__RDDP_A_SET_MAX - 1)

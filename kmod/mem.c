@@ -325,8 +325,8 @@ void rddp_mr_put(struct rddp_mr *mr)
 		queue_work(rddp_mr_wq, &mr->free_work);
 }
 
-bool rddp_mr_write(struct rddp_mr *mr, u32 stag, u8 *dst, const u8 *src,
-		   u32 len)
+bool rddp_mr_copy(struct rddp_mr *mr, u32 stag, u8 *dst, const u8 *src,
+		  u32 len)
 {
 	bool live;
 

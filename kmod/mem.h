@@ -27,7 +27,7 @@
  *    an RCU grace period. Until then the pages stay pinned, so a holder
  *    never touches freed memory.
  *  - Placement never writes into an MR that dereg has returned for (nor
- *    into a fast-register MR after its invalidation): rddp_mr_write()
+ *    into a fast-register MR after its invalidation): rddp_mr_copy()
  *    checks @dead (and a fast-register MR's validity and STag) for every
  *    chunk it copies, under RCU for user and DMA MRs and under @lock for
  *    fast-register MRs. dereg_mr waits for an RCU grace period when other
@@ -37,9 +37,15 @@
  *    (RFC 5041 §7.2 "invalid STag" for a tagged buffer).
  *  - TX reads payload from user MRs' pinned pages, which outlive the last
  *    reference; it reads a kernel MR's memory (DMA and fast-register MRs)
- *    until the message is in the socket, and in-kernel consumers keep that
- *    memory until the WQE completes or the QP is destroyed, as on any
- *    RNIC that reads by DMA.
+ *    for its own WQEs until the message is in the socket, and in-kernel
+ *    consumers keep that memory until the WQE completes or the QP is
+ *    destroyed, as on any RNIC that reads by DMA. A Read Response has no
+ *    WQE: the consumer gets a fast-register MR's memory back when the
+ *    peer invalidates it, which a peer may do while the response is still
+ *    parked behind its closed window. So TX copies a Read Response's
+ *    payload out of a fast-register MR one FPDU at a time through
+ *    rddp_mr_copy() into memory of its own, and stops (Terminate, invalid
+ *    STag) at the first FPDU after the invalidation.
  *  - The free work runs on rddp_mr_wq; rddp_dealloc_driver() flushes it
  *    after the core destroyed every QP (so every holder is gone), before
  *    the device goes.
@@ -54,13 +60,15 @@
  *  - rddp_mr_get() takes its reference first and checks RDDP_MR_VALID and
  *    the STag afterwards, so a holder always saw a valid registration.
  *  - REG_MR (TX, rddp_mr_fast_reg()), invalidation (rddp_mr_invalidate())
- *    and chunk copies into the MR (rddp_mr_write()) serialise on @lock.
+ *    and chunk copies into and out of the MR (rddp_mr_copy()) serialise
+ *    on @lock.
  *    REG_MR writes @stag, @va, @len and @access only while the MR is
  *    invalid, then sets RDDP_MR_VALID with release order.
  *  - Invalidation clears RDDP_MR_VALID under @lock: new lookups fail at
  *    once, and a placement that already holds a reference stops at its
- *    next chunk (rddp_mr_write() fails), so once the invalidation is done
- *    no byte lands in the memory the consumer gets back.
+ *    next chunk (rddp_mr_copy() fails), so once the invalidation is done
+ *    no byte lands in the memory the consumer gets back, and TX reads no
+ *    more of it for a Read Response.
  *  - map_mr_sg rewrites the page list only while the MR is invalid and no
  *    holder is left (ref == 1), else it fails with -EBUSY; a holder never
  *    reads a page list being rewritten, and a new registration becomes
@@ -148,16 +156,17 @@ struct rddp_mr *rddp_mr_get(struct rddp_device *rdev, u32 stag,
 void rddp_mr_put(struct rddp_mr *mr);
 
 /*
- * rddp_mr_write - copy @len bytes from @src to @dst, which rddp_mr_addr()
- * (or a DMA MR's TO) gave for a chunk of @mr that the caller holds a
- * reference on for @stag, if the MR still answers to @stag: not
+ * rddp_mr_copy - copy @len bytes from @src to @dst, one of which
+ * rddp_mr_addr() (or a DMA MR's TO) gave for a chunk of @mr that the caller
+ * holds a reference on for @stag (placement writes into the MR, TX reads a
+ * Read Response out of it), if the MR still answers to @stag: not
  * deregistered, and a fast-register MR neither invalidated nor registered
  * again since. Returns false, having copied nothing, if it does not.
  * Any context; the copy runs under RCU or a spinlock, so keep chunks to a
  * page.
  */
-bool rddp_mr_write(struct rddp_mr *mr, u32 stag, u8 *dst, const u8 *src,
-		   u32 len);
+bool rddp_mr_copy(struct rddp_mr *mr, u32 stag, u8 *dst, const u8 *src,
+		  u32 len);
 
 /* Process the MR frees queued by the last puts (rddp_dealloc_driver()). */
 void rddp_mr_flush_frees(void);

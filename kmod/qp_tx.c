@@ -398,6 +398,43 @@ static void rddp_tx_push_orq(struct rddp_stream *s, const struct rddp_read_req *
 	spin_unlock_bh(&s->lock);
 }
 
+/* Whether the job is a Read Response from a fast-register MR (mem.h). */
+static bool rddp_tx_from_fr(const struct rddp_stream *s)
+{
+	return s->tx_kind == RDDP_TX_READ_RESP && s->tx_sg.nr &&
+	       s->tx_sg.e[0].mr && s->tx_sg.e[0].mr->fr;
+}
+
+/*
+ * The next @seg octets of a Read Response from a fast-register MR, copied
+ * out while the MR is valid. A kernel consumer gets such memory back when
+ * the peer invalidates the STag (Send with Invalidate, RFC 5040 §5.1),
+ * which a peer may do while the response is parked behind its closed
+ * window: neither TX nor TCP (zero copy) may read the pages afterwards.
+ * The first FPDU after the invalidation ends the stream as a Read Request
+ * for an invalid STag does (RFC 5040 §7, Remote Protection Error).
+ */
+static int rddp_tx_fr_copy(struct rddp_stream *s, u32 seg,
+			   struct rddp_span *frag)
+{
+	u8 raw[RDDP_RDMAP_RREQ_LEN];
+
+	if (!s->tx_fr_copy) {
+		s->tx_fr_copy = kvmalloc(RDDP_FPDU_MAX_ULPDU, GFP_KERNEL);
+		if (!s->tx_fr_copy)
+			return -ENOMEM;
+	}
+	if (rddp_sg_copy_out(&s->tx_sg, s->tx_fr_copy, seg)) {
+		rddp_read_req_build(&s->tx_read.req, raw);
+		rddp_stream_error(s, RDDP_ERR_RDMAP_P_INVALID_STAG, NULL, 0, 0,
+				  raw);
+		return -ENOENT;
+	}
+	frag->base = s->tx_fr_copy;
+	frag->len = seg;
+	return 0;
+}
+
 /* Build the job's next FPDU into s->tx_fpdu. */
 static int rddp_tx_build(struct rddp_stream *s)
 {
@@ -406,7 +443,8 @@ static int rddp_tx_build(struct rddp_stream *s)
 	struct rddp_hdr h = { 0 };
 	struct rddp_read_req r;
 	u32 hdr_len, seg, got, nr = 0;
-	bool read_req = false, rtr_read = false;
+	bool read_req = false, rtr_read = false, copied;
+	int ret;
 
 	switch (s->tx_kind) {
 	case RDDP_TX_RTR:
@@ -490,8 +528,18 @@ static int rddp_tx_build(struct rddp_stream *s)
 	hdr_len = rddp_opcodes[h.opcode].tagged ? RDDP_DDP_TAGGED_HDR_LEN :
 						  RDDP_DDP_UNTAGGED_HDR_LEN;
 	seg = rddp_ddp_seg_len(s->tx_len, s->tx_off, s->mulpdu, hdr_len);
-	got = rddp_sg_spans(&s->tx_sg, seg, frags, RDDP_FPDU_MAX_FRAGS, &nr);
-	if (got && got <= RDDP_TX_BOUNCE) {
+	copied = rddp_tx_from_fr(s);
+	if (copied) {
+		ret = rddp_tx_fr_copy(s, seg, &frags[0]);
+		if (ret)
+			return ret;
+		got = seg;
+		nr = 1;
+	} else {
+		got = rddp_sg_spans(&s->tx_sg, seg, frags, RDDP_FPDU_MAX_FRAGS,
+				    &nr);
+	}
+	if (got && got <= RDDP_TX_BOUNCE && !copied) {
 		u32 i, at = 0;
 
 		for (i = 0; i < nr; i++) {
@@ -539,13 +587,18 @@ static void rddp_tx_job_done(struct rddp_stream *s)
 	s->tx_kind = RDDP_TX_NONE;
 }
 
-/* Whether @p is the stream's own memory (header, markers, bounce, inline). */
+/*
+ * Whether @p is the stream's own memory, which it rewrites for the next
+ * FPDU (header, markers, bounce, inline data, a fast-register copy).
+ */
 static bool rddp_tx_own(const struct rddp_stream *s, const u8 *p)
 {
 	const u8 *st = (const u8 *)s, *f = (const u8 *)s->tx_fpdu;
+	const u8 *c = s->tx_fr_copy;
 
 	return (p >= st && p < st + sizeof(*s)) ||
-	       (p >= f && p < f + sizeof(*s->tx_fpdu));
+	       (p >= f && p < f + sizeof(*s->tx_fpdu)) ||
+	       (c && p >= c && p < c + RDDP_FPDU_MAX_ULPDU);
 }
 
 /*
@@ -708,6 +761,7 @@ static bool rddp_tx_run(struct rddp_stream *s, int budget)
 			if (!rddp_tx_may_start(s))
 				return true;	/* RX kicks us: tx_wants_read */
 			if (rddp_tx_build(s)) {
+				/* unless the build set a more precise error */
 				rddp_stream_error(s, RDDP_ERR_RDMAP_CATASTROPHIC,
 						  NULL, 0, 0, NULL);
 				return true;

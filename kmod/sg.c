@@ -129,11 +129,13 @@ u32 rddp_sg_spans(struct rddp_sg *sg, u32 len, struct rddp_span *out,
 	return done;
 }
 
-int rddp_sg_copy_in(struct rddp_sg *sg, const u8 *data, u32 len)
+/* Copy between the cursor and @in (into the list) or @out (out of it). */
+static int rddp_sg_copy(struct rddp_sg *sg, const u8 *in, u8 *out, u32 len)
 {
 	struct rddp_sg_ent *e;
+	const u8 *src;
 	u32 chunk;
-	u8 *p;
+	u8 *p, *dst;
 
 	while (len) {
 		if (sg->idx >= sg->nr)
@@ -142,13 +144,28 @@ int rddp_sg_copy_in(struct rddp_sg *sg, const u8 *data, u32 len)
 		p = rddp_sg_chunk(sg, len, &chunk);
 		if (!chunk)
 			return -ERANGE;
+		dst = in ? p : out;
+		src = in ? in : p;
 		if (!e->mr)
-			memcpy(p, data, chunk);
-		else if (!rddp_mr_write(e->mr, e->stag, p, data, chunk))
+			memcpy(dst, src, chunk);
+		else if (!rddp_mr_copy(e->mr, e->stag, dst, src, chunk))
 			return -ENOENT;
-		data += chunk;
+		if (in)
+			in += chunk;
+		else
+			out += chunk;
 		len -= chunk;
 		rddp_sg_advance(sg, chunk);
 	}
 	return 0;
+}
+
+int rddp_sg_copy_in(struct rddp_sg *sg, const u8 *data, u32 len)
+{
+	return rddp_sg_copy(sg, data, NULL, len);
+}
+
+int rddp_sg_copy_out(struct rddp_sg *sg, u8 *out, u32 len)
+{
+	return rddp_sg_copy(sg, NULL, out, len);
 }

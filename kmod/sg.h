@@ -9,7 +9,7 @@
  * rddp_sg_release() drops them. A list is owned by one engine (TX work or
  * RX under the socket lock) and never shared, so it needs no lock. A list
  * may be held as long as the peer likes (mem.h: nothing waits for it);
- * copies into it go through rddp_mr_write(), so a deregistered or
+ * copies into it go through rddp_mr_copy(), so a deregistered or
  * invalidated MR receives nothing more.
  */
 #ifndef RDDP_SG_H
@@ -74,5 +74,12 @@ u32 rddp_sg_spans(struct rddp_sg *sg, u32 len, struct rddp_span *out,
  * bytes before it were copied).
  */
 int rddp_sg_copy_in(struct rddp_sg *sg, const u8 *data, u32 len);
+
+/*
+ * Copy @len bytes from the cursor to @out and advance, through
+ * rddp_mr_copy() for MR entries; -ERANGE past the end, -ENOENT if an MR of
+ * the list was deregistered or invalidated meanwhile.
+ */
+int rddp_sg_copy_out(struct rddp_sg *sg, u8 *out, u32 len);
 
 #endif /* RDDP_SG_H */

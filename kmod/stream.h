@@ -207,6 +207,12 @@ struct rddp_stream {
 	u8 tx_rreq[RDDP_RDMAP_RREQ_LEN];
 	/* small payloads, copied before the CRC is computed (qp_tx.c) */
 	u8 tx_bounce[RDDP_TX_BOUNCE];
+	/*
+	 * An FPDU's payload of a Read Response from a fast-register MR,
+	 * copied while the MR is valid (mem.h); RDDP_FPDU_MAX_ULPDU octets,
+	 * allocated by TX on first use, freed with the stream.
+	 */
+	u8 *tx_fr_copy;
 	u32 tx_fpdu_sent;	/* its bytes already in the socket */
 	bool tx_fpdu_last;	/* it ends the message */
 	u32 tx_fpdu_payload;	/* its DDP payload octets */

@@ -28,6 +28,10 @@ MODULE_PARM_DESC(addr, "IPv4 address of the rddp device's netdev");
 static int port = 7174;
 module_param(port, int, 0444);
 MODULE_PARM_DESC(port, "TCP port the tests listen on");
+static bool serve_read;
+module_param(serve_read, bool, 0444);
+MODULE_PARM_DESC(serve_read,
+		 "instead of the tests: serve one peer a fast-register MR to read (kv_serve_read)");
 
 #define KV_TIMEOUT	(10 * HZ)
 #define KV_BUF		(4 * PAGE_SIZE)
@@ -339,10 +343,12 @@ static int kv_map(struct ib_mr *mr, void *buf, u32 len)
 static struct ib_mr *kv_fr_mr(struct kv_ep *ep, void *buf, u32 len)
 {
 	struct ib_mr *mr;
+	u32 pages;
 
 	if (WARN_ON(ep->nr_mrs == ARRAY_SIZE(ep->mrs)))
 		return ERR_PTR(-ENOSPC);
-	mr = ib_alloc_mr(ep->pd, IB_MR_TYPE_MEM_REG, 8);
+	pages = DIV_ROUND_UP(offset_in_page(buf) + len, PAGE_SIZE);
+	mr = ib_alloc_mr(ep->pd, IB_MR_TYPE_MEM_REG, max_t(u32, 8, pages));
 	if (IS_ERR(mr))
 		return mr;
 	ep->mrs[ep->nr_mrs++] = mr;
@@ -667,6 +673,93 @@ out:
 	kv_cli_poll = IB_POLL_SOFTIRQ;
 }
 
+/*
+ * serve_read=1: one connection from a peer that reads a 2 MiB fast-register
+ * MR (tests/verbs/hostile_test.cc --kernel-read). The MR's STag, address
+ * and length go to the peer in a 16-octet Send (big endian: STag u32, TO
+ * u64, length u32), its content is byte i = i * 7 + 3. When the peer's
+ * Send with Invalidate of that STag completes a receive, the consumer has
+ * its memory back and rewrites it at once, as a ULP reusing a buffer does:
+ * whatever the peer reads afterwards must not come from it (mem.h).
+ */
+#define KV_SERVE_LEN	(2U << 20)
+
+static void kv_serve_put_be(u8 *p, u64 v, int n)
+{
+	while (n--) {
+		p[n] = (u8)v;
+		v >>= 8;
+	}
+}
+
+/* kv_wait_event() three times over: the peer acts when it is ready. */
+static int kv_wait_long(struct kv_ep *ep, enum rdma_cm_event_type t)
+{
+	int i, ret = -ETIMEDOUT;
+
+	for (i = 0; i < 3 && ret == -ETIMEDOUT; i++)
+		ret = kv_wait_event(ep, t);
+	return ret;
+}
+
+static void kv_serve_read(struct kv_pair *p)
+{
+	int acc = IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_READ;
+	struct page *pages;
+	struct kv_wr *r, *s;
+	bool ok = false, done;
+	struct ib_mr *mr;
+	u8 *buf;
+	u32 i;
+
+	pages = alloc_pages(GFP_KERNEL, get_order(KV_SERVE_LEN));
+	if (!pages) {
+		kv_result(false, "serve_read: 2 MiB for the MR");
+		return;
+	}
+	buf = page_address(pages);
+	for (i = 0; i < KV_SERVE_LEN; i++)
+		buf[i] = (u8)(i * 7 + 3);
+	/* kv is still zero: the listener puts the peer's cm_id in kv.srv. */
+	if (kv_wait_long(&p->srv, RDMA_CM_EVENT_ESTABLISHED)) {
+		kv_result(false, "serve_read: the peer connects");
+		goto out;
+	}
+	mr = kv_fr_mr(&p->srv, buf, KV_SERVE_LEN);
+	if (IS_ERR(mr) || kv_reg_wait(p, &p->srv, mr, acc)) {
+		kv_result(false, "serve_read: REG_MR of 2 MiB with remote read");
+		goto out;
+	}
+	r = kv_recv(p, &p->srv, kv_sbuf, 64);
+	kv_serve_put_be(kv_src, mr->rkey, 4);
+	kv_serve_put_be(kv_src + 4, mr->iova, 8);
+	kv_serve_put_be(kv_src + 12, KV_SERVE_LEN, 4);
+	s = kv_send(p, &p->srv, 16, 0);
+	if (!r || !s || kv_wr_wait(s, IB_WC_SEND)) {
+		kv_result(false, "serve_read: the STag sent to the peer");
+		goto out;
+	}
+	/* The peer reads, stops reading, then invalidates: up to 30 s. */
+	for (i = 0, done = false; i < 3 && !done; i++)
+		done = wait_for_completion_timeout(&r->done, KV_TIMEOUT);
+	if (done) {
+		memset(buf, 0xee, KV_SERVE_LEN);	/* the buffer's next use */
+		ok = r->wc.status == IB_WC_SUCCESS &&
+		     (r->wc.wc_flags & IB_WC_WITH_INVALIDATE) &&
+		     r->wc.ex.invalidate_rkey == mr->rkey;
+		if (!ok)
+			pr_info("rddp_kverbs: receive %s, flags %#x, STag %#x of %#x\n",
+				ib_wc_status_msg(r->wc.status), r->wc.wc_flags,
+				r->wc.ex.invalidate_rkey, mr->rkey);
+	}
+	kv_result(ok, "serve_read: the Send with Invalidate of the MR being read completes");
+	kv_result(!kv_wait_long(&p->srv, RDMA_CM_EVENT_DISCONNECTED),
+		  "serve_read: the connection ends");
+out:
+	kv_pair_down(p);
+	__free_pages(pages, get_order(KV_SERVE_LEN));
+}
+
 static int __init kv_init(void)
 {
 	struct sockaddr_in sin = {
@@ -699,6 +792,10 @@ static int __init kv_init(void)
 	if (ret)
 		goto out_listen;
 
+	if (serve_read) {
+		kv_serve_read(&kv);
+		goto out_done;
+	}
 	if (kv_pair_up(&kv)) {
 		kv_result(false, "connection through rdma_cm");
 	} else {
@@ -718,6 +815,7 @@ static int __init kv_init(void)
 			kv_test_bad_inval(&kv, i);
 	}
 	kv_test_direct();
+out_done:
 	pr_info("rddp_kverbs: %d passed, %d failed\n", kv_n - kv_failed,
 		kv_failed);
 	ret = kv_failed ? -EIO : 0;

@@ -240,6 +240,7 @@ class Peer {
   // From the network namespace @ns (ip netns add) if not empty: the
   // socket lives there, the rest of the process stays where it is.
   bool Connect(const sockaddr_in& to, const std::string& ns = "") {
+    Close();
     int back = -1;
     if (!ns.empty()) {
       back = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
@@ -258,8 +259,13 @@ class Peer {
     }
     int one = 1;
     setsockopt(fd_, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+    // Before connect: the window scale follows from it.
+    if (rcvbuf_) setsockopt(fd_, SOL_SOCKET, SO_RCVBUF, &rcvbuf_, sizeof(rcvbuf_));
     return fd_ >= 0 && connect(fd_, reinterpret_cast<const sockaddr*>(&to), sizeof(to)) == 0;
   }
+  // A small receive buffer for the next Connect: a peer that does not read
+  // shuts its window soon.
+  void SetRcvBuf(int bytes) { rcvbuf_ = bytes; }
   // RFC 5044 §7.1.1 / RFC 6581 §9.1.1: a revision-2 Request with CRC,
   // peer-to-peer, IRD = ORD = 4 and the RTR kinds @rtr offered.
   static rddp_mpa_frame StdRequest(uint8_t rtr) {
@@ -493,6 +499,7 @@ class Peer {
 
   int fd_ = -1;
   int lfd_ = -1;
+  int rcvbuf_ = 0;
   bool my_markers_ = false;  // M in the frame we sent
   bool crc_ = true;
   bool corrupt_crc_ = false;
@@ -532,6 +539,18 @@ std::vector<uint8_t> Pattern(size_t n, uint8_t seed) {
   std::vector<uint8_t> v(n);
   for (size_t i = 0; i < n; i++) v[i] = static_cast<uint8_t>(seed + i * 7);
   return v;
+}
+
+// RFC 6581 §9.1.1: the Initiator sends the RTR the Reply selected (a
+// Send RTR takes MSN 1 of the Send queue).
+bool SendRtr(Peer& p, uint8_t rtr) {
+  if (rtr & RDDP_MPA_RTR_WRITE) return p.Send(Tagged(RDDP_OP_WRITE, 0, 0, true), nullptr, 0);
+  if (rtr & RDDP_MPA_RTR_SEND) return p.Send(Untagged(RDDP_OP_SEND, 1, 0, true), nullptr, 0);
+  if (rtr & RDDP_MPA_RTR_READ) {
+    uint8_t zero[RDDP_RDMAP_RREQ_LEN] = {};  // a zero-length Read
+    return p.Send(Untagged(RDDP_OP_READ_REQ, 1, 0, true, RDDP_QN_READ_REQ), zero, sizeof(zero));
+  }
+  return true;
 }
 
 class Harness {
@@ -592,18 +611,9 @@ class Harness {
     last_reply_crc_ = reply.crc;
     rtr_ = reply.rtr;
     if (send_rtr) {
-      // RFC 6581 §9.1.1: the Initiator sends the RTR the Reply selected.
-      bool ok = true;
-      if (reply.rtr & RDDP_MPA_RTR_WRITE) {
-        ok = p.Send(Tagged(RDDP_OP_WRITE, 0, 0, true), nullptr, 0);
-      } else if (reply.rtr & RDDP_MPA_RTR_SEND) {
-        ok = p.Send(Untagged(RDDP_OP_SEND, 1, 0, true), nullptr, 0);
-        send_msn_ = 2;
-      } else if (reply.rtr & RDDP_MPA_RTR_READ) {
-        uint8_t zero[RDDP_RDMAP_RREQ_LEN] = {};  // a zero-length Read
-        ok = p.Send(Untagged(RDDP_OP_READ_REQ, 1, 0, true, RDDP_QN_READ_REQ), zero, sizeof(zero));
-      }
-      if (!ok) return tap.Check(false, name + ": send the RTR", std::strerror(errno));
+      if (!SendRtr(p, reply.rtr))
+        return tap.Check(false, name + ": send the RTR", std::strerror(errno));
+      if (reply.rtr & RDDP_MPA_RTR_SEND) send_msn_ = 2;
     }
     // rddp reports the connection established once its Reply is sent,
     // siw once the RTR is in: a case that sends no proper RTR does not
@@ -2006,6 +2016,99 @@ void InitiatorCases(Harness& h, const std::string& filter) {
   if (want(n)) InitiatorRejectCase(n, h);
 }
 
+// --kernel-read PORT ADDR: rddp_kverbs serve_read=1 (kmod/test/rddp_kverbs.c)
+// offers a 2 MiB fast-register MR of a kernel consumer: STag, TO and
+// length in a 16-octet Send; octet i holds i * 7 + 3. The peer asks for
+// it four times over (IRD 4, 8 MiB, more than rddp's socket and its own
+// small window hold), reads nothing for a while, then invalidates the MR
+// with a Send with Invalidate (RFC 5040 §5.1), on which the consumer
+// rewrites its memory at once, and only then reads on. A Read Response has
+// no WQE, so the invalidation hands the memory back: every octet that
+// arrives must be from before it, and the response must end with a
+// Terminate for the invalid STag (RFC 5040 §7; kmod/mem.h) instead of
+// carrying what the consumer wrote since.
+constexpr uint32_t kKernelReads = 4;
+
+uint64_t Be(const std::vector<uint8_t>& b, size_t at, size_t n) {
+  uint64_t v = 0;
+  for (size_t i = 0; i < n; i++) v = v << 8 | b[at + i];
+  return v;
+}
+
+// The kernel consumer's Send with its MR, after the MPA exchange and RTR.
+// @send_msn: the MSN of the peer's first Send after the RTR.
+std::optional<Received::Msg> KernelReadSetup(Peer& p, const char* addr, const char* port,
+                                             uint32_t* send_msn) {
+  sockaddr_in to{};
+  to.sin_family = AF_INET;
+  to.sin_port = htons(static_cast<uint16_t>(std::atoi(port)));
+  if (inet_pton(AF_INET, addr, &to.sin_addr) != 1) return std::nullopt;
+  p.SetRcvBuf(4096);
+  bool conn = false;
+  for (int i = 0; i < 100 && !conn; i++) {  // the module may still be starting
+    conn = p.Connect(to);
+    if (!conn) usleep(100000);
+  }
+  rddp_mpa_frame f = Peer::StdRequest(RDDP_MPA_RTR_ALL);
+  f.crc = g_crc;
+  rddp_mpa_frame reply{};
+  if (!tap.Check(
+          conn && p.SendFrame(f) && p.ReadReply(&reply) && !reply.reject && SendRtr(p, reply.rtr),
+          "kernel read: MPA exchange with the kernel consumer"))
+    return std::nullopt;
+  *send_msn = (reply.rtr & RDDP_MPA_RTR_SEND) && !(reply.rtr & RDDP_MPA_RTR_WRITE) ? 2 : 1;
+  Received r = p.Collect(3 * kTimeoutMs, [](const Received& got) { return !got.msgs.empty(); });
+  if (!tap.Check(!r.msgs.empty() && !r.msgs[0].hdr.tagged && r.msgs[0].payload.size() == 16,
+                 "kernel read: the consumer sends its MR's STag", TermStr(r)))
+    return std::nullopt;
+  return r.msgs[0];
+}
+
+int KernelRead(const char* addr, const char* port) {
+  Peer p;
+  uint32_t send_msn = 1;
+  std::optional<Received::Msg> m = KernelReadSetup(p, addr, port, &send_msn);
+  if (!m) return tap.Finish();
+  auto stag = static_cast<uint32_t>(Be(m->payload, 0, 4));
+  uint64_t to = Be(m->payload, 4, 8);
+  auto len = static_cast<uint32_t>(Be(m->payload, 12, 4));
+  bool ok = true;
+  for (uint32_t i = 0; i < kKernelReads; i++) ok = ok && SendReadReq(p, i + 1, stag, to, len);
+  tap.Check(ok, "kernel read: " + std::to_string(kKernelReads) + " Read Requests for the MR");
+  usleep(500000);  // the responses fill both ends' buffers
+  rddp_hdr inv = Untagged(RDDP_OP_SEND_INV, send_msn, 0, true);
+  inv.inval_stag = stag;
+  tap.Check(p.Send(inv, std::vector<uint8_t>(16, 0x77)),
+            "kernel read: a Send with Invalidate of the MR under the Reads");
+  usleep(500000);  // the consumer rewrites its memory on the completion
+  Received r = p.Collect(3 * kTimeoutMs, [](const Received& got) { return got.term.has_value(); });
+  uint64_t bytes = 0, wrong = 0;
+  for (const Received::Msg& msg : r.msgs) {
+    if (!msg.hdr.tagged || msg.hdr.opcode != RDDP_OP_READ_RESP) continue;
+    uint64_t off = msg.hdr.to - 0x1000;  // SendReadReq's sink TO
+    for (size_t i = 0; i < msg.payload.size(); i++)
+      wrong += msg.payload[i] != static_cast<uint8_t>((off + i) * 7 + 3);
+    bytes += msg.payload.size();
+  }
+  std::printf("# %llu octets of Read Responses in %zu messages, then %s\n",
+              static_cast<unsigned long long>(bytes), r.msgs.size(), TermStr(r).c_str());
+  tap.Check(wrong == 0, "kernel read: every Read Response octet is from before the invalidation",
+            std::to_string(wrong) + " of " + std::to_string(bytes) + " octets rewritten");
+  tap.Check(bytes < uint64_t{len} * kKernelReads,
+            "kernel read: the responses stop at the invalidation",
+            std::to_string(bytes) + " octets of " + std::to_string(uint64_t{len} * kKernelReads));
+  // The Read Request is at fault, not the Send with Invalidate: its
+  // header is copied (RFC 5040 §4.8), no DDP header.
+  tap.Check(r.term && r.term->layer == kRdmapInvalidStag.layer &&
+                r.term->etype == kRdmapInvalidStag.etype &&
+                r.term->ecode == kRdmapInvalidStag.ecode && r.term->r && !r.term->d,
+            "kernel read: Terminate layer 0 type 1 code 0x00 (invalid STag, RFC 5040 §7) "
+            "copying the Read Request",
+            "got " + TermStr(r) + (r.term && r.term->r ? ", Read Request copied" : "") +
+                (r.term && r.term->d ? ", DDP header copied" : ""));
+  return tap.Finish();
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -2029,6 +2132,8 @@ int main(int argc, char** argv) {
     }
     a += 2;
   }
+  if (argc - a == 3 && std::strcmp(argv[a], "--kernel-read") == 0)
+    return KernelRead(argv[a + 2], argv[a + 1]);
   if (argc - a < 1) {
     std::fprintf(stderr, "usage: %s [--crc=0] ADDR [FILTER]\n", argv[0]);
     return 2;

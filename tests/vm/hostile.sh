@@ -4,8 +4,10 @@
 # speaking MPA through rddp's protocol core sends crafted segments to a
 # librdmacm server on rddp0 in the same process; each case checks the
 # Terminate the RFCs prescribe, the server's QP state and completions, and
-# the guard bytes around every buffer. With mpa_crc=1 (the default) and
-# again with mpa_crc=0. Afterwards nothing is left and rddp unloads.
+# the guard bytes around every buffer. With CRC (the default) and again
+# without. Then the kernel consumer's fast-register MR read under a Send
+# with Invalidate (rddp_kverbs serve_read=1). Afterwards nothing is left and
+# rddp unloads.
 #
 # `hostile.sh siw` runs the same cases against upstream siw instead, as a
 # conformance tool (not in make check: siw fails most cases and 6.1's iw_cm
@@ -37,19 +39,50 @@ if [ "${1:-}" = siw ]; then
 	done
 	exit 0
 fi
+# A peer reads a kernel consumer's fast-register MR, shuts its window and
+# invalidates the MR with a Send with Invalidate; the consumer (rddp_kverbs
+# serve_read=1) rewrites the memory as soon as its receive completes, and
+# the peer must never see the rewritten octets (kmod/mem.h). A small send
+# buffer ceiling makes sure the responses park in TX, not in the socket.
+kernel_read() {
+	local before kv rc out wmem
+	wmem=$(sysctl -n net.ipv4.tcp_wmem)
+	sysctl -qw net.ipv4.tcp_wmem="4096 16384 262144"
+	before=$(dmesg | wc -l)
+	modprobe rddp_kverbs addr=$ip serve_read=1 &
+	kv=$!
+	out=$(timeout 120 "$bin" $1 --kernel-read 7174 $ip 2>&1)
+	rc=$?
+	t_relay "crc=$crc" <<<"$out"
+	t_run "crc=$crc: kernel read: the peer program exits 0" test "$rc" -eq 0
+	wait "$kv"
+	rc=$?
+	sysctl -qw net.ipv4.tcp_wmem="$wmem"
+	t_kverbs_tap "crc=$crc: kernel read" "$before"
+	t_run "crc=$crc: kernel read: rddp_kverbs serve_read=1 loads" test "$rc" -eq 0
+	t_run "crc=$crc: kernel read: rmmod rddp_kverbs" rmmod rddp_kverbs
+}
+
+# One load for both passes (the device setting `crc off` acts on new
+# connections as mpa_crc=0 does), with a 2 s MPA timeout: the cases that
+# wait for it stay short.
+t_run "modprobe rddp" modprobe rddp mpa_timeout_ms=2000
+t_run "rdma link add rddp0" rdma link add rddp0 type rddp netdev dummy0
 for crc in 1 0; do
-	# a 2 s MPA timeout: the cases that wait for it stay short
-	t_run "modprobe rddp mpa_crc=$crc" modprobe rddp mpa_crc=$crc mpa_timeout_ms=2000
-	t_run "rdma link add rddp0" rdma link add rddp0 type rddp netdev dummy0
 	# --crc=0: the peer does not ask for CRC either, so streams run without
-	args=$ip
-	[ "$crc" = 0 ] && args="--crc=0 $ip"
-	out=$(timeout 600 "$bin" $args 2>&1)
+	args=
+	if [ "$crc" = 0 ]; then
+		args=--crc=0
+		t_run "rddpctl dev set rddp0 crc off" \
+			/rddp/build/cmake/userspace/rddpctl/rddpctl dev set rddp0 crc off
+	fi
+	out=$(timeout 600 "$bin" $args $ip 2>&1)
 	rc=$?
 	t_relay "crc=$crc" <<<"$out"
 	t_run "crc=$crc: hostile peer program exits 0" test "$rc" -eq 0
+	kernel_read "$args"
 	t_like "crc=$crc: no QP left" '^$' sh -c 'rdma res show qp | grep -v "^$" || true'
 	t_like "crc=$crc: no cm_id left" '^$' sh -c 'rdma res show cm_id | grep -v "^$" || true'
-	t_run "crc=$crc: rdma link delete" rdma link delete rddp0
-	t_run "crc=$crc: rmmod rddp" rmmod rddp
 done
+t_run "rdma link delete" rdma link delete rddp0
+t_run "rmmod rddp" rmmod rddp

@@ -140,6 +140,23 @@ t_relay() {
 	done
 }
 
+# t_kverbs_tap PREFIX SINCE: the TAP lines rddp_kverbs (kmod/test) logged
+# after kernel log line SINCE ("rddp_kverbs: ok N - name") as this script's
+# checks named "PREFIX: name"; kverbs_n counts them.
+kverbs_n=0
+t_kverbs_tap() {
+	local line
+	dmesg | tail -n +$(($2 + 1)) | sed -n 's/.*rddp_kverbs: //p' >/tmp/kverbs.tap
+	while read -r line; do
+		case $line in
+		"ok "*) t_ok "$1: ${line#ok * - }" ;;
+		"not ok "*) t_fail "$1: ${line#not ok * - }" ;;
+		*) continue ;;
+		esac
+		kverbs_n=$((kverbs_n + 1))
+	done </tmp/kverbs.tap
+}
+
 # t_mounted DIR: something is mounted on DIR (busybox has no mountpoint).
 t_mounted() { grep -q " $1 " /proc/mounts; }
 

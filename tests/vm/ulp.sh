@@ -26,21 +26,12 @@ t_run "rdma link add rddp0" rdma link add rddp0 type rddp netdev dummy0
 # The test module's TAP lines come through the kernel log; it loads only if
 # every test passed. Each refusal's Terminate is logged by the side that
 # sends it, by its name in rddp's error table (RFC 5040 §7, RFC 5041 §7.2).
-kverbs_n=0
 kverbs() {
-	local before line
+	local before
 	before=$(dmesg | wc -l)
 	modprobe rddp_kverbs addr=$ip
 	echo "modprobe: $?" >/tmp/kverbs.rc
-	dmesg | tail -n +$((before + 1)) | sed -n 's/.*rddp_kverbs: //p' >/tmp/kverbs.tap
-	while read -r line; do
-		case $line in
-		"ok "*) t_ok "kverbs: ${line#ok * - }" ;;
-		"not ok "*) t_fail "kverbs: ${line#not ok * - }" ;;
-		*) continue ;;
-		esac
-		kverbs_n=$((kverbs_n + 1))
-	done </tmp/kverbs.tap
+	t_kverbs_tap kverbs "$before"
 }
 kverbs_terms() { dmesg | grep -c "$1; sending Terminate"; }
 # Meanwhile an unprivileged user reads every cm_id's and QP's details in a

@@ -12,8 +12,10 @@ cd "$RDDP_TOP"
 
 logdir="$RDDP_TOP/build/check"
 mkdir -p "$logdir"
-total_pass=0 total_fail=0 total_skip=0
-summary=()
+# One line per suite that ran: NAME PASSED FAILED SKIPPED SECONDS. Both
+# lanes append to it (below); the totals come from it at the end.
+results="$logdir/results"
+: >"$results"
 start=$SECONDS
 
 # want NAME: NAME is selected by RDDP_CHECK_ONLY, itself or a prefix of it
@@ -27,14 +29,21 @@ want() {
 	return 1
 }
 
-# suite NAME CMD...: run CMD, show its output, take its counts.
+# suite NAME CMD...: run CMD, show its output (only its last line in the
+# background lane, quiet=1), take its counts.
+quiet=0
 suite() {
 	local name=$1 rc line p=0 f=0 s=0 t0=$SECONDS
 	shift
 	want "$name" || return 0
-	rddp_log "== $name: $*"
-	"$@" 2>&1 | tee "$logdir/$name.log"
-	rc=${PIPESTATUS[0]}
+	if [ "$quiet" = 1 ]; then
+		"$@" >"$logdir/$name.log" 2>&1
+		rc=$?
+	else
+		rddp_log "== $name: $*"
+		"$@" 2>&1 | tee "$logdir/$name.log"
+		rc=${PIPESTATUS[0]}
+	fi
 	line=$(grep -E '^[A-Za-z0-9_.-]+: [0-9]+ passed, [0-9]+ failed(, [0-9]+ skipped)?$' \
 		"$logdir/$name.log" | tail -1)
 	if [ -n "$line" ]; then
@@ -49,13 +58,20 @@ suite() {
 		p=1
 	elif [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
 		f=1
-		echo "$name: exited with status $rc"
+		echo "$name: exited with status $rc" | tee -a "$logdir/$name.log"
 	fi
-	total_pass=$((total_pass + p))
-	total_fail=$((total_fail + f))
-	total_skip=$((total_skip + s))
-	summary+=("$(printf '%-22s %4d passed %4d failed %4d skipped  %4ds' \
-		"$name" "$p" "$f" "$s" $((SECONDS - t0)))")
+	[ "$quiet" = 1 ] && echo "== $name (background lane): $p passed, $f failed, $s skipped"
+	echo "$name $p $f $s $((SECONDS - t0))" >>"$results"
+}
+
+# build LOG TARGET...: make the targets; one build at a time, as both
+# lanes build what they need into build/.
+build() {
+	local log=$1
+	shift
+	flock "$logdir/.build.lock" make -s "$@" >"$logdir/$log" 2>&1 && return 0
+	tail -30 "$logdir/$log"
+	return 1
 }
 
 if want deps; then
@@ -88,8 +104,8 @@ vm() { # KERNEL TEST...
 	done
 	[ -n "$any" ] || return 0
 	# The module and the programs tests run from /rddp/build.
-	{ make -s "kmod-$kernel" && make -s userspace; } >"$logdir/build-for-vm-$kernel.log" 2>&1 ||
-		{ tail -30 "$logdir/build-for-vm-$kernel.log"; rddp_die "build for $kernel VM tests failed"; }
+	build "build-for-vm-$kernel.log" "kmod-$kernel" userspace ||
+		rddp_die "build for $kernel VM tests failed"
 	for t in "$@"; do
 		# rdma.sh needs ~7 min on the debug kernel under TCG.
 		suite "vm-$kernel-$(basename "$t" .sh)" bash tools/vm/run.sh --kernel "$kernel" \
@@ -111,8 +127,8 @@ uml() { # TEST...|two|faults
 		want "uml-debug-$(basename "$t" .sh)" && any=1
 	done
 	[ -n "$any" ] || return 0
-	{ make -s kmod-uml-debug && make -s userspace; } >"$logdir/build-for-uml-debug.log" 2>&1 ||
-		{ tail -30 "$logdir/build-for-uml-debug.log"; rddp_die "build for UML tests failed"; }
+	build build-for-uml-debug.log kmod-uml-debug userspace ||
+		rddp_die "build for UML tests failed"
 	for t in "$@"; do
 		if [ "$t" = two ]; then
 			# rddp at both ends: interop with siw stays in qemu
@@ -125,11 +141,26 @@ uml() { # TEST...|two|faults
 			continue
 		fi
 		suite "uml-debug-$(basename "$t" .sh)" bash tools/vm/run.sh --kernel uml-debug \
-			--timeout 600 --name "uml-debug-$(basename "$t" .sh)" \
+			--timeout 900 --name "uml-debug-$(basename "$t" .sh)" \
 			--ko build/kmod-uml-debug/rddp.ko \
 			--ko build/kmod-uml-debug/test/rddp_kverbs.ko "$t"
 	done
 }
+# The UML lane runs in the background, beside the qemu lane: UML keeps one
+# host CPU busy, qemu's 2 vCPUs the other (and a share of the first), and
+# the wall time is about the longer lane's instead of their sum. Its suites
+# write only their logs and one line each here.
+uml_tests=(tests/vm/kunit.sh tests/vm/link.sh tests/vm/verbs.sh tests/vm/rdma.sh tests/vm/cm.sh
+	tests/vm/rddpctl.sh tests/vm/netns.sh tests/vm/hostile.sh tests/vm/liveness.sh tests/vm/churn.sh)
+(
+	quiet=1
+	uml "${uml_tests[@]}" two faults
+) &
+uml_lane=$!
+# A failed build ends this script: the lane goes with it (its running
+# suite ends at its own timeout).
+trap 'kill "$uml_lane" 2>/dev/null' EXIT
+
 # hostile.sh here too: the hostile-peer suite on Debian's own kernel (its
 # debug-kernel run is uml-debug-hostile; qemu's, with kmemleak, comes with
 # RDDP_CHECK_QEMU_DEBUG=all).
@@ -142,9 +173,6 @@ suite vm-stock-two bash tools/vm/two-vm-check.sh stock
 # and the ULPs (Documentation/testing.md). kmemleak is off under UML:
 # RDDP_CHECK_QEMU_DEBUG=all runs every one-guest suite on qemu's debug
 # kernel too, with kmemleak.
-uml_tests=(tests/vm/kunit.sh tests/vm/link.sh tests/vm/verbs.sh tests/vm/rdma.sh tests/vm/cm.sh
-	tests/vm/rddpctl.sh tests/vm/netns.sh tests/vm/hostile.sh tests/vm/liveness.sh tests/vm/churn.sh)
-uml "${uml_tests[@]}" two faults
 if [ "${RDDP_CHECK_QEMU_DEBUG:-}" = all ]; then
 	vm debug "${uml_tests[@]}" tests/vm/ulp.sh
 else
@@ -156,10 +184,19 @@ fi
 debug_two=(interop ulp-siw)
 [ "${RDDP_CHECK_QEMU_DEBUG:-}" = all ] && debug_two=()
 suite vm-debug-two bash tools/vm/two-vm-check.sh debug "${debug_two[@]}"
+# The lane's own failure (a build) counts once.
+wait "$uml_lane" || echo "uml-lane 0 1 0 0" >>"$results"
+trap - EXIT
 
+total_pass=0 total_fail=0 total_skip=0
 echo
-echo "== summary ($(((SECONDS - start) / 60)) min $(((SECONDS - start) % 60)) s)"
-printf '%s\n' "${summary[@]}"
+echo "== summary ($(((SECONDS - start) / 60)) min $(((SECONDS - start) % 60)) s; the UML lane beside the qemu lane)"
+while read -r name p f s secs; do
+	printf '%-22s %4d passed %4d failed %4d skipped  %4ds\n' "$name" "$p" "$f" "$s" "$secs"
+	total_pass=$((total_pass + p))
+	total_fail=$((total_fail + f))
+	total_skip=$((total_skip + s))
+done <"$results"
 echo "check: $total_pass passed, $total_fail failed, $total_skip skipped"
 echo "$total_pass passed, $total_fail failed, $total_skip skipped"
 [ "$total_fail" -eq 0 ]

@@ -25,6 +25,16 @@ rddp_log "building siw.ko for $kver in $out"
 rm -rf "$out" "$out.tmp"
 mkdir -p "$out.tmp"
 cp -r "$src/drivers/infiniband/sw/siw/." "$out.tmp/"
+# 6.1's siw lends the pages of large unsignalled WQEs and Read Responses to
+# TCP (zcopy_tx, no module parameter) after computing the FPDU's CRC over
+# them; if the application rewrites the buffer before TCP has sent it, the
+# FPDU leaves with a CRC that does not match (seen in interop: rping's
+# server, a 760-octet FPDU sent once, tshark "Bad CRC32"), and rddp
+# rightly Terminates the connection. The peer runs without zero copy so
+# that interop tests rddp, not that race.
+sed -i 's/^const bool zcopy_tx = true;$/const bool zcopy_tx = false;/' "$out.tmp/siw_main.c"
+grep -q '^const bool zcopy_tx = false;$' "$out.tmp/siw_main.c" ||
+	rddp_die "siw_main.c: zcopy_tx not found (tools/vm/build-siw.sh)"
 nice make -C "/lib/modules/$kver/build" M="$out.tmp" CONFIG_RDMA_SIW=m -j2 modules \
 	>"$out.tmp/build.log" 2>&1 ||
 	{ tail -30 "$out.tmp/build.log" >&2; rddp_die "siw build failed (log: $out.tmp/build.log)"; }

@@ -91,8 +91,6 @@ suite userspace make -s userspace
 # C++ style: clang-format and clang-tidy over userspace/ and tests/.
 suite cxx-style bash tools/cxx-style.sh
 
-# The harness proves it can fail before anything relies on it passing.
-suite vm-selftest bash tools/vm/selftest.sh
 
 # VM tests, Debian's stock kernel then the debug kernel.
 vm() { # KERNEL TEST...
@@ -152,6 +150,12 @@ uml() { # TEST...|two|faults
 # write only their logs and one line each here.
 uml_tests=(tests/vm/kunit.sh tests/vm/link.sh tests/vm/verbs.sh tests/vm/rdma.sh tests/vm/cm.sh
 	tests/vm/rddpctl.sh tests/vm/netns.sh tests/vm/hostile.sh tests/vm/liveness.sh tests/vm/churn.sh)
+# The UML kernel first: the self-test below builds a module against it.
+if want vm-selftest || want uml-debug; then
+	flock "$logdir/.build.lock" bash tools/kernel/build-uml-kernel.sh debug \
+		>"$logdir/build-uml-kernel.log" 2>&1 ||
+		{ tail -30 "$logdir/build-uml-kernel.log"; rddp_die "UML kernel build failed"; }
+fi
 (
 	quiet=1
 	uml "${uml_tests[@]}" two faults
@@ -161,13 +165,17 @@ uml_lane=$!
 # suite ends at its own timeout).
 trap 'kill "$uml_lane" 2>/dev/null' EXIT
 
+# The harness proves it can fail (in qemu and UML) before the qemu lane
+# relies on it passing.
+suite vm-selftest bash tools/vm/selftest.sh
 # hostile.sh here too: the hostile-peer suite on Debian's own kernel (its
 # debug-kernel run is uml-debug-hostile; qemu's, with kmemleak, comes with
 # RDDP_CHECK_QEMU_DEBUG=all).
 vm stock tests/vm/link.sh tests/vm/verbs.sh tests/vm/rdma.sh tests/vm/cm.sh \
 	tests/vm/rddpctl.sh tests/vm/netns.sh tests/vm/ulp.sh tests/vm/hostile.sh
 # Two guests, rddp in one and upstream siw in the other, with a pcap.
-suite vm-stock-two bash tools/vm/two-vm-check.sh stock
+# (smoke and markers, rddp at both ends, run in uml-debug-two.)
+suite vm-stock-two bash tools/vm/two-vm-check.sh stock interop ulp-siw ulp-rddp
 # The debug kernel's one-guest suites run under UML; qemu keeps what UML
 # cannot show: SMP (rdma.sh's 64-QP integrity run and perftest on 2 vCPUs)
 # and the ULPs (Documentation/testing.md). kmemleak is off under UML:

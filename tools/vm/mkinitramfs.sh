@@ -46,7 +46,7 @@ mods=(virtio_pci virtio_net 9p 9pnet_virtio dummy veth ib_core ib_cm iw_cm rdma_
 	target_core_mod target_core_file sd_mod iscsi_tcp)
 pkgs=(busybox-static bash kmod iproute2 rdma-core ibverbs-utils ibverbs-providers
 	libibverbs1 librdmacm1 perftest rdmacm-utils iperf3 tcpdump coreutils util-linux jq
-	libnl-3-200 libnl-genl-3-200 libc6 libstdc++6 libgcc-s1)
+	libnl-3-200 libnl-genl-3-200 libbenchmark1debian libc6 libstdc++6 libgcc-s1)
 versions=$(dpkg-query -W -f='${Package}=${Version} ' "${pkgs[@]}" 2>/dev/null || true)
 
 # The daemons of the ULP tests come from Debian's packages, unpacked into the
@@ -124,9 +124,10 @@ copy_with_libs "$(ldconfig -p | awk '/libgcc_s.so.1 .*x86-64/ {print $NF; exit}'
 for f in /usr/lib/x86_64-linux-gnu/libibverbs/libsiw-*.so; do copy_with_libs "$f"; done
 mkdir -p "$root/etc/libibverbs.d"
 cp /etc/libibverbs.d/siw.driver "$root/etc/libibverbs.d/"
-# rddp's own C++ programs (rddpctl, test programs) run from /rddp/build.
+# rddp's own C++ programs (rddpctl, rddp-bench, test programs) run from
+# /rddp/build.
 for f in /usr/lib/x86_64-linux-gnu/libnl-genl-3.so.200 /usr/lib/x86_64-linux-gnu/libnl-3.so.200 \
-	/usr/lib/x86_64-linux-gnu/libstdc++.so.6; do
+	/usr/lib/x86_64-linux-gnu/libstdc++.so.6 /usr/lib/x86_64-linux-gnu/libbenchmark.so.1debian; do
 	copy_with_libs "$f"
 done
 cp /etc/services "$root/etc/" 2>/dev/null || true

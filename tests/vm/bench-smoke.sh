@@ -1,0 +1,129 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# rddp-bench (userspace/rddp-bench) in one guest, briefly: loopback over
+# dummy0 on rddp0 (RDMA Write, Read and Send, bandwidth and latency), two
+# QPs, and a server and a client process; the Google Benchmark JSON parses
+# and carries bytes_per_second, latency percentiles and rddp's counters;
+# a missing device, a bad address, a refused connection and a bad option
+# end the program at once with their reason. A smoke test, not a
+# measurement: no timing is checked. The module is not unloaded (on UML
+# 6.1 rmmod can livelock, Documentation/testing.md); link delete ends it.
+# With the argument `siw`, the same loopback run on upstream siw (where it
+# exists: the debug kernels, UML's) shows that rddp-bench drives any iWARP
+# device through libsiw, without rddp's counters.
+set -u
+# shellcheck source=tests/vm/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+bench=/rddp/build/cmake/userspace/rddp-bench/rddp-bench
+ip=198.51.100.1
+quick=(--benchmark_min_time=0.05)
+exits() { # CODE CMD...: CMD exits with CODE
+	local want=$1
+	shift
+	"$@"
+	local rc=$?
+	echo "[exit $rc]"
+	[ "$rc" -eq "$want" ]
+}
+jqt() { # FILE FILTER: FILE passes jq -e FILTER
+	jq -e "$2" "$1"
+}
+
+# summary FILE: the figures of a run, for the log and the console.
+summary() {
+	jq -r '.benchmarks[] | "# \(.name) \(.label): " +
+		(if .bytes_per_second then "\(.bytes_per_second / 1e6 | floor) MB/s"
+		else "p50 \(.p50_us) us, p99 \(.p99_us) us, p99.9 \(.p999_us) us" end) +
+		(if .rddp_tx_fpdus_per_iter then ", \(.rddp_tx_fpdus_per_iter * 100 | floor / 100) FPDUs/iter" else "" end)' "$1"
+}
+
+if [ "${1:-rddp}" = siw ]; then
+	t_run "modprobe siw rdma_ucm" modprobe -a siw rdma_ucm
+	t_run "setup_dummy" setup_dummy
+	t_run "rdma link add siw0 type siw netdev dummy0" rdma link add siw0 type siw netdev dummy0
+	js=$RDDP_RESULTS/bench-siw.json
+	t_run "siw loopback: write, read, send; bandwidth 64 KiB, latency 64 B" \
+		timeout 300 $bench --loopback $ip --sizes 64K --benchmark_min_time=0.05 \
+		--benchmark_out="$js" --benchmark_out_format=json
+	t_run "siw JSON: 6 benchmarks on siw0, none failed, bytes or percentiles" jqt "$js" \
+		'(.benchmarks | length == 6) and all(.benchmarks[]; .label == "siw0" and (.error_occurred // false | not) and ((.bytes_per_second // 0) > 0 or .p50_us > 0))'
+	t_run "siw JSON: no rddp counters (not an rddp device)" jqt "$js" \
+		'all(.benchmarks[]; keys | map(startswith("rddp_")) | any | not)'
+	summary "$js" | tee -a "$RDDP_RESULTS/tap.txt"
+	t_run "rdma link delete siw0" rdma link delete siw0
+	exit 0
+fi
+
+t_run "modprobe rddp rdma_ucm" modprobe -a rddp rdma_ucm
+t_run "setup_dummy" setup_dummy
+t_like "no RDMA device on the address: exit 1, says so" 'no RDMA device' \
+	exits 1 timeout 60 $bench --loopback $ip --ops write --tests bw --sizes 64
+t_run "rdma link add rddp0 type rddp netdev dummy0" rdma link add rddp0 type rddp netdev dummy0
+t_like "bad address: exit 1, says so" 'bad address' \
+	exits 1 timeout 60 $bench --loopback no.such.host.invalid
+t_like "nobody listening: exit 1, says so" 'refused|cannot connect' \
+	exits 1 timeout 60 $bench --client $ip --port 9 --timeout-ms 3000
+t_like "bad option: exit 2 with the reason and the usage" "unknown option '--frob'" \
+	exits 2 $bench --loopback $ip --frob
+t_like "--help" '^usage: rddp-bench' $bench --help
+t_like "--benchmark_list_tests names every benchmark" 'send_lat/size:64' \
+	$bench --loopback $ip --benchmark_list_tests
+
+lo=$RDDP_RESULTS/bench-loopback.json
+t_run "loopback: write, read, send; bandwidth 4 KiB and 64 KiB, latency 64 B" \
+	timeout 300 $bench --loopback $ip --sizes 4K,64K --lat-sizes 64 --depth 8 "${quick[@]}" \
+	--benchmark_out="$lo" --benchmark_out_format=json
+t_run "loopback JSON: 9 benchmarks, none failed, all on rddp0" jqt "$lo" \
+	'(.benchmarks | length == 9) and all(.benchmarks[]; (.error_occurred // false | not) and .label == "rddp0")'
+t_run "loopback JSON: every bandwidth run moved bytes" jqt "$lo" \
+	'[.benchmarks[] | select(.name | test("_bw/")) | .bytes_per_second > 0 and .Gbps > 0] | length == 6 and all'
+t_run "loopback JSON: every latency run has p50 <= p99 <= p99.9" jqt "$lo" \
+	'[.benchmarks[] | select(.name | test("_lat/")) | .p50_us > 0 and .p50_us <= .p99_us and .p99_us <= .p999_us] | length == 3 and all'
+t_run "loopback JSON: rddp's counters, FPDUs sent, no CRC error, no Terminate" jqt "$lo" \
+	'all(.benchmarks[]; .rddp_tx_fpdus_per_iter >= 1 and .rddp_crc_errors == 0 and .rddp_terminates == 0)'
+t_run "loopback JSON: one device, so as many FPDUs received as sent" jqt "$lo" \
+	'all(.benchmarks[]; .rddp_rx_fpdus_per_iter == .rddp_tx_fpdus_per_iter)'
+t_run "loopback JSON: CRC on (rddp's default), so nothing lent zero-copy" jqt "$lo" \
+	'all(.benchmarks[]; .rddp_zcopy_bytes_per_iter == 0)'
+
+summary "$lo" | tee -a "$RDDP_RESULTS/tap.txt"
+
+qp=$RDDP_RESULTS/bench-qps.json
+t_run "loopback: Send bandwidth on 2 QPs, depth 4" \
+	timeout 120 $bench --loopback $ip --ops send --tests bw --sizes 4K --depth 4 --qps 2 \
+	"${quick[@]}" --benchmark_out="$qp" --benchmark_out_format=json
+t_run "2 QPs JSON: bytes moved" jqt "$qp" \
+	'.benchmarks[0].name == "send_bw/size:4096/depth:4/qps:2/real_time" and .benchmarks[0].bytes_per_second > 0'
+
+cs=$RDDP_RESULTS/bench-client.json
+log=$RDDP_RESULTS/bench-server.log
+base=" $(_t_listeners | tr '\n' ' ') "
+timeout 300 $bench --server $ip --port 18515 >"$log" 2>&1 &
+spid=$!
+t_run "server listens" t_listening "$base" "$spid"
+t_run "client against the server: write, read, send, bandwidth and latency" \
+	timeout 300 $bench --client $ip --port 18515 --sizes 64K "${quick[@]}" \
+	--benchmark_out="$cs" --benchmark_out_format=json
+t_run "client JSON: 6 benchmarks, bytes moved, percentiles" jqt "$cs" \
+	'(.benchmarks | length == 6) and all(.benchmarks[]; (.bytes_per_second // 0) > 0 or .p50_us > 0)'
+kill -TERM "$spid"
+wait "$spid"
+rc=$?
+cat "$log"
+if [ "$rc" -eq 0 ]; then t_ok "the server ends on SIGTERM with exit 0"; else
+	t_fail "the server ends on SIGTERM with exit 0" "exit $rc"
+fi
+summary "$cs" | tee -a "$RDDP_RESULTS/tap.txt"
+
+# The same, CRC off: zero-copy TX lends the payload pages.
+t_run "rddpctl dev set rddp0 crc off" /rddp/build/cmake/userspace/rddpctl/rddpctl dev set rddp0 crc off
+zc=$RDDP_RESULTS/bench-nocrc.json
+t_run "loopback, CRC off: Write bandwidth 64 KiB" \
+	timeout 120 $bench --loopback $ip --ops write --tests bw --sizes 64K "${quick[@]}" \
+	--benchmark_out="$zc" --benchmark_out_format=json
+t_run "CRC off JSON: most of the payload went zero-copy" jqt "$zc" \
+	'.benchmarks[0].rddp_zcopy_bytes_per_iter >= 32768'
+summary "$zc" | tee -a "$RDDP_RESULTS/tap.txt"
+
+t_run "rdma link delete rddp0" rdma link delete rddp0

@@ -1,0 +1,289 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+// rddp-bench: RDMA Write, Read and Send bandwidth and latency over any
+// iWARP device (rddp, siw) through librdmacm, with Google Benchmark as the
+// runner and reporter and rddp's netlink counters per run
+// (Documentation/performance.md, "rddp-bench").
+#include <benchmark/benchmark.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <csignal>
+#include <iostream>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "counters.h"
+#include "options.h"
+#include "percentile.h"
+#include "rdma.h"
+#include "session.h"
+
+namespace rddp_bench {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using std::chrono::milliseconds;
+
+std::atomic<bool> g_stop{false};
+
+// What every benchmark function shares: the one event loop, where to
+// connect, the loopback server, and the open connections of the last
+// configuration (Google Benchmark calls a function several times while it
+// sizes the iteration count; connecting once per configuration keeps
+// connection setup out of the numbers and the run short).
+struct Bench {
+  explicit Bench(const Options& o) : options(o), engine(o.busy_poll), counters(o.counters) {}
+
+  Session& SessionFor(const Config& config) {
+    if (!session || session_config != config) {
+      session.reset();
+      session = std::make_unique<Session>(engine, *target, config, timeout());
+      session_config = config;
+    }
+    return *session;
+  }
+  [[nodiscard]] milliseconds timeout() const { return milliseconds(options.timeout_ms); }
+
+  Options options;
+  Engine engine;
+  DeviceCounters counters;
+  std::unique_ptr<Server> loopback{};
+  std::optional<Address> target{};
+  std::unique_ptr<Session> session{};
+  Config session_config{};
+  bool failed = false;
+};
+
+void Bandwidth(benchmark::State& state, Bench& b, Session& s, const Config& c) {
+  auto& drivers = s.drivers();
+  const size_t n = drivers.size();
+  size_t next = 0;
+  // Round robin over the QPs, skipping full ones.
+  auto free_slot = [&] {
+    for (size_t i = 0; i < n; i++) {
+      if (drivers[(next + i) % n]->CanPost()) {
+        next = (next + i) % n;
+        return true;
+      }
+    }
+    return false;
+  };
+  auto all_idle = [&] {
+    return std::all_of(drivers.begin(), drivers.end(), [](const auto& d) { return d->Idle(); });
+  };
+  // Messages go in batches that fill every queue twice: Google Benchmark's
+  // first trial of one iteration would otherwise time a lone message,
+  // all latency and no pipelining.
+  const auto batch = static_cast<benchmark::IterationCount>(std::max(16U, 2 * c.depth * c.qps));
+  while (state.KeepRunningBatch(batch)) {
+    for (benchmark::IterationCount i = 0; i < batch; i++) {
+      b.engine.WaitFor("a free send queue slot", free_slot, b.timeout());
+      drivers[next]->PostOne();
+      next = (next + 1) % n;
+    }
+    // Until the last message has arrived (and every credit is back) the
+    // transfer is not over: that wait belongs in the measured time.
+    if (state.iterations() >= state.max_iterations)
+      b.engine.WaitFor("the last completions", all_idle, b.timeout());
+  }
+  const auto bytes = static_cast<double>(state.iterations()) * c.size;
+  state.SetBytesProcessed(static_cast<int64_t>(bytes));
+  state.counters["Gbps"] = benchmark::Counter(bytes * 8 / 1e9, benchmark::Counter::kIsRate);
+  state.counters["msgs_per_second"] =
+      benchmark::Counter(static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
+}
+
+void Latency(benchmark::State& state, Bench& b, Session& s) {
+  Driver& d = *s.drivers().front();
+  std::vector<double> samples;
+  for (auto _ : state) {
+    b.engine.WaitFor(
+        "a free send queue slot", [&] { return d.CanPost(); }, b.timeout());
+    const Clock::time_point start = Clock::now();
+    d.StartRoundTrip();
+    b.engine.WaitFor(
+        "a round trip", [&] { return d.RoundTripDone(); }, b.timeout(), d.Spins());
+    const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
+    state.SetIterationTime(seconds);
+    samples.push_back(seconds);
+  }
+  const LatencySummary sum = Summarize(std::move(samples));
+  state.counters["min_us"] = sum.min * 1e6;
+  state.counters["p50_us"] = sum.p50 * 1e6;
+  state.counters["p99_us"] = sum.p99 * 1e6;
+  state.counters["p999_us"] = sum.p999 * 1e6;
+  state.counters["max_us"] = sum.max * 1e6;
+}
+
+// rddp's counters as user counters: per iteration (a message, or a round
+// trip) where they scale with traffic, totals where any is news. In
+// loopback they count both ends, one device.
+void ReportCounters(benchmark::State& state, const CounterValues& delta) {
+  if (delta.empty()) return;
+  auto get = [&](const char* name) {
+    auto it = delta.find(name);
+    return it == delta.end() ? 0.0 : static_cast<double>(it->second);
+  };
+  const auto per_iter = benchmark::Counter::kAvgIterations;
+  state.counters["rddp_tx_fpdus_per_iter"] = benchmark::Counter(get("tx_fpdus"), per_iter);
+  state.counters["rddp_rx_fpdus_per_iter"] = benchmark::Counter(get("rx_fpdus"), per_iter);
+  state.counters["rddp_zcopy_bytes_per_iter"] = benchmark::Counter(get("tx_zcopy_bytes"), per_iter);
+  state.counters["rddp_crc_errors"] = get("rx_crc_errors");
+  state.counters["rddp_framing_errors"] = get("rx_marker_errors") + get("rx_framing_errors");
+  double terminates = 0;
+  for (const char* t : {"term_tx_rdmap", "term_tx_ddp", "term_tx_mpa", "term_rx_rdmap",
+                        "term_rx_ddp", "term_rx_mpa"})
+    terminates += get(t);
+  state.counters["rddp_terminates"] = terminates;
+}
+
+void RunOne(benchmark::State& state, Bench& b, const Config& c) {
+  try {
+    Session& s = b.SessionFor(c);
+    const std::string dev = s.device();
+    state.SetLabel(dev);
+    const CounterValues before = b.counters.Read(dev);
+    if (c.kind == Kind::kBandwidth) {
+      Bandwidth(state, b, s, c);
+    } else {
+      Latency(state, b, s);
+    }
+    ReportCounters(state, Delta(before, b.counters.Read(dev)));
+  } catch (const BenchError& e) {
+    // The connections are in doubt after a failure: the next run makes new.
+    b.session.reset();
+    b.failed = true;
+    state.SkipWithError(e.what());
+  }
+}
+
+// Every configuration of one benchmark family, in the order given.
+std::vector<Config> Configs(const Options& o, Op op, Test test) {
+  std::vector<Config> configs;
+  if (test == Test::kLatency) {
+    // Depth 2: room for the next round trip's Send while the last one's
+    // completion is still on its way.
+    for (uint32_t size : o.lat_sizes) configs.push_back({op, Kind::kLatency, size, 2, 1});
+    return configs;
+  }
+  for (uint32_t size : o.bw_sizes) {
+    for (uint32_t depth : o.depths) {
+      for (uint32_t qps : o.qps) configs.push_back({op, Kind::kBandwidth, size, depth, qps});
+    }
+  }
+  return configs;
+}
+
+// "write_bw/size:65536/depth:16/qps:1", "send_lat/size:64" (Google
+// Benchmark appends "/real_time" or "/manual_time").
+std::string Name(const Config& c) {
+  const bool bw = c.kind == Kind::kBandwidth;
+  std::string name = std::string(OpName(c.op)) + "_" +
+                     std::string(TestName(bw ? Test::kBandwidth : Test::kLatency)) +
+                     "/size:" + std::to_string(c.size);
+  if (bw) name += "/depth:" + std::to_string(c.depth) + "/qps:" + std::to_string(c.qps);
+  return name;
+}
+
+void Register(Bench& b) {
+  for (Op op : b.options.ops) {
+    for (Test test : b.options.tests) {
+      for (const Config& c : Configs(b.options, op, test)) {
+        auto* bm = benchmark::RegisterBenchmark(
+            Name(c).c_str(), [&b, c](benchmark::State& st) { RunOne(st, b, c); });
+        bm->Unit(benchmark::kMicrosecond);
+        // Bandwidth: wall time of the whole transfer (the kernel works in
+        // softirq and work items, not on this thread's CPU time). Latency:
+        // each round trip timed alone, for the percentiles.
+        if (test == Test::kBandwidth) {
+          bm->UseRealTime();
+        } else {
+          bm->UseManualTime();
+        }
+      }
+    }
+  }
+}
+
+bool Listing(int argc, char** argv) {
+  for (int i = 1; i < argc; i++) {
+    const std::string_view arg = argv[i];  // NOLINT(*-pointer-arithmetic)
+    if (arg == "--benchmark_list_tests" || arg == "--benchmark_list_tests=true") return true;
+  }
+  return false;
+}
+
+int RunBenchmarks(const Options& o, bool listing) {
+  Bench b(o);
+  if (o.mode == Mode::kLoopback) {
+    // The server side listens on an ephemeral port of the same address.
+    b.loopback = std::make_unique<Server>(b.engine, ResolveAddress(o.address, 0));
+    b.target = ResolveAddress(o.address, b.loopback->port());
+  } else {
+    b.target = ResolveAddress(o.address, o.port);
+  }
+  // One connection first, so that a bad address, a missing device or a
+  // refused connection ends the program with its reason before any run.
+  if (!listing) Session probe(b.engine, *b.target, Config{}, b.timeout());
+  Register(b);
+  benchmark::RunSpecifiedBenchmarks();
+  b.session.reset();
+  benchmark::Shutdown();
+  return b.failed ? 1 : 0;
+}
+
+void OnSignal(int /*sig*/) { g_stop = true; }
+
+int Serve(const Options& o) {
+  Engine engine(o.busy_poll);
+  Server server(engine, ResolveAddress(o.address, o.port));
+  struct sigaction sa {};
+  sa.sa_handler = OnSignal;  // no SA_RESTART: poll(2) returns at once
+  sigaction(SIGINT, &sa, nullptr);
+  sigaction(SIGTERM, &sa, nullptr);
+  std::cout << "rddp-bench: serving on " << o.address << ":" << server.port() << " ("
+            << server.device() << ")" << std::endl;
+  while (!g_stop) {
+    try {
+      engine.Turn(milliseconds(100));
+    } catch (const BenchError& e) {
+      // One client's failure (its QP in error) is no reason to stop serving.
+      std::cerr << "rddp-bench: " << e.what() << "\n";
+    }
+  }
+  return 0;
+}
+
+}  // namespace
+
+}  // namespace rddp_bench
+
+int main(int argc, char** argv) {
+  using rddp_bench::Usage;
+  const bool listing = rddp_bench::Listing(argc, argv);
+  // Before benchmark::Initialize(), which answers --help with its own.
+  const std::vector<std::string_view> all(argv + 1, argv + argc);  // NOLINT(*-pointer-arithmetic)
+  if (rddp_bench::ParseOptions(all).help) {
+    std::cout << Usage();
+    return 0;
+  }
+  benchmark::Initialize(&argc, argv);                               // takes the --benchmark_* flags
+  const std::vector<std::string_view> args(argv + 1, argv + argc);  // NOLINT(*-pointer-arithmetic)
+  const rddp_bench::ParseResult parsed = rddp_bench::ParseOptions(args);
+  if (!parsed.options) {
+    std::cerr << "rddp-bench: " << parsed.error << "\n" << Usage();
+    return 2;
+  }
+  try {
+    if (parsed.options->mode == rddp_bench::Mode::kServer)
+      return rddp_bench::Serve(*parsed.options);
+    return rddp_bench::RunBenchmarks(*parsed.options, listing);
+  } catch (const rddp_bench::BenchError& e) {
+    std::cerr << "rddp-bench: " << e.what() << "\n";
+    return 1;
+  }
+}

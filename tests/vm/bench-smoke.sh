@@ -4,13 +4,17 @@
 # dummy0 on rddp0 (RDMA Write, Read and Send, bandwidth and latency), two
 # QPs, and a server and a client process; the Google Benchmark JSON parses
 # and carries bytes_per_second, latency percentiles and rddp's counters;
-# a missing device, a bad address, a refused connection and a bad option
-# end the program at once with their reason. A smoke test, not a
-# measurement: no timing is checked. The module is not unloaded (on UML
-# 6.1 rmmod can livelock, Documentation/testing.md); link delete ends it.
-# With the argument `siw`, the same loopback run on upstream siw (where it
-# exists: the debug kernels, UML's) shows that rddp-bench drives any iWARP
-# device through libsiw, without rddp's counters.
+# a missing device, a bad address, a refused connection, a server that
+# dies mid-run and a bad option end the program with their reason, never
+# a hang. A smoke test, not a measurement: no timing is checked. The
+# servers run without `timeout` (their PIDs are the ones signalled); the
+# guest's watchdog bounds them. The module is not unloaded (on UML 6.1
+# rmmod can livelock, Documentation/testing.md); link delete ends it.
+# With the argument `siw` or `rddp-nocrc`, one loopback run of every
+# benchmark on upstream siw (where it exists: the debug kernels, UML's) or
+# on rddp with mpa_crc=0 (siw's setting), for figures side by side; on siw
+# it shows that rddp-bench drives any iWARP device through libsiw, without
+# rddp's counters.
 set -u
 # shellcheck source=tests/vm/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -38,22 +42,44 @@ summary() {
 		(if .rddp_tx_fpdus_per_iter then ", \(.rddp_tx_fpdus_per_iter * 100 | floor / 100) FPDUs/iter" else "" end)' "$1"
 }
 
-if [ "${1:-rddp}" = siw ]; then
-	t_run "modprobe siw rdma_ucm" modprobe -a siw rdma_ucm
+# One loopback run of every benchmark, 64 KiB and 64 B, on siw or on rddp
+# without CRC (siw's default), for figures side by side.
+compare() { # DRIVER: siw | rddp-nocrc
+	local dev js
+	case $1 in
+	siw)
+		dev=siw0
+		t_run "modprobe siw rdma_ucm" modprobe -a siw rdma_ucm
+		;;
+	*)
+		dev=rddp0
+		t_run "modprobe rddp mpa_crc=0, rdma_ucm" bash -c 'modprobe rddp mpa_crc=0 && modprobe rdma_ucm'
+		;;
+	esac
 	t_run "setup_dummy" setup_dummy
-	t_run "rdma link add siw0 type siw netdev dummy0" rdma link add siw0 type siw netdev dummy0
-	js=$RDDP_RESULTS/bench-siw.json
-	t_run "siw loopback: write, read, send; bandwidth 64 KiB, latency 64 B" \
-		timeout 300 $bench --loopback $ip --sizes 64K --benchmark_min_time=0.05 \
+	t_run "rdma link add $dev type ${dev%0} netdev dummy0" rdma link add $dev type "${dev%0}" netdev dummy0
+	js=$RDDP_RESULTS/bench-$1.json
+	t_run "$1 loopback: write, read, send; bandwidth 64 KiB, latency 64 B" \
+		timeout 300 $bench --loopback $ip --sizes 64K --benchmark_min_time=0.2 \
 		--benchmark_out="$js" --benchmark_out_format=json
-	t_run "siw JSON: 6 benchmarks on siw0, none failed, bytes or percentiles" jqt "$js" \
-		'(.benchmarks | length == 6) and all(.benchmarks[]; .label == "siw0" and (.error_occurred // false | not) and ((.bytes_per_second // 0) > 0 or .p50_us > 0))'
-	t_run "siw JSON: no rddp counters (not an rddp device)" jqt "$js" \
-		'all(.benchmarks[]; keys | map(startswith("rddp_")) | any | not)'
+	t_run "$1 JSON: 6 benchmarks on $dev, none failed, bytes or percentiles" jqt "$js" \
+		"(.benchmarks | length == 6) and all(.benchmarks[]; .label == \"$dev\" and (.error_occurred // false | not) and ((.bytes_per_second // 0) > 0 or .p50_us > 0))"
+	if [ "$1" = siw ]; then
+		t_run "siw JSON: no rddp counters (not an rddp device)" jqt "$js" \
+			'all(.benchmarks[]; keys | map(startswith("rddp_")) | any | not)'
+	else
+		t_run "rddp JSON: rddp's counters, zero copy" jqt "$js" \
+			'all(.benchmarks[] | select(.name | test("write_bw")); .rddp_zcopy_bytes_per_iter > 0)'
+	fi
 	summary "$js" | tee -a "$RDDP_RESULTS/tap.txt"
-	t_run "rdma link delete siw0" rdma link delete siw0
+	t_run "rdma link delete $dev" rdma link delete $dev
+}
+case ${1:-rddp} in
+siw | rddp-nocrc)
+	compare "$1"
 	exit 0
-fi
+	;;
+esac
 
 t_run "modprobe rddp rdma_ucm" modprobe -a rddp rdma_ucm
 t_run "setup_dummy" setup_dummy
@@ -99,7 +125,7 @@ t_run "2 QPs JSON: bytes moved" jqt "$qp" \
 cs=$RDDP_RESULTS/bench-client.json
 log=$RDDP_RESULTS/bench-server.log
 base=" $(_t_listeners | tr '\n' ' ') "
-timeout 300 $bench --server $ip --port 18515 >"$log" 2>&1 &
+$bench --server $ip --port 18515 >"$log" 2>&1 &
 spid=$!
 t_run "server listens" t_listening "$base" "$spid"
 t_run "client against the server: write, read, send, bandwidth and latency" \
@@ -115,6 +141,21 @@ if [ "$rc" -eq 0 ]; then t_ok "the server ends on SIGTERM with exit 0"; else
 	t_fail "the server ends on SIGTERM with exit 0" "exit $rc"
 fi
 summary "$cs" | tee -a "$RDDP_RESULTS/tap.txt"
+
+# A server that dies mid-run: the client fails with the reason, at once
+# (a flushed work request) or at its timeout, never hangs.
+base=" $(_t_listeners | tr '\n' ' ') "
+$bench --server $ip --port 18516 >/dev/null 2>&1 &
+spid=$!
+t_run "second server listens" t_listening "$base" "$spid"
+(
+	sleep 3
+	kill -KILL "$spid"
+) &
+t_like "the server killed mid-run: the client exits 1 with the reason" 'ERROR OCCURRED' \
+	exits 1 timeout 120 $bench --client $ip --port 18516 --ops write --tests bw --sizes 64K \
+	--timeout-ms 5000 --benchmark_min_time=30
+wait
 
 # The same, CRC off: zero-copy TX lends the payload pages.
 t_run "rddpctl dev set rddp0 crc off" /rddp/build/cmake/userspace/rddpctl/rddpctl dev set rddp0 crc off

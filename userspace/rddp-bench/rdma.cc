@@ -133,8 +133,9 @@ int Endpoint::PollCq() {
   if (n < 0) throw BenchError("ibv_poll_cq failed");
   for (int i = 0; i < n; i++) {
     const ibv_wc& wc = wcs.at(static_cast<size_t>(i));
-    // Work requests flushed when a connection ends are no news.
-    if (wc.status == IBV_WC_WR_FLUSH_ERR) continue;
+    // Work requests flushed when a connection ends are no news, unless
+    // the connection was not meant to end.
+    if (wc.status == IBV_WC_WR_FLUSH_ERR && !flush_is_error) continue;
     if (wc.status != IBV_WC_SUCCESS) {
       throw BenchError(std::string("work completion failed: ") + ibv_wc_status_str(wc.status) +
                        " (opcode " + std::to_string(wc.opcode) + ")");

@@ -139,6 +139,9 @@ class Endpoint {
   // Work that no completion announces (an incoming Write changes memory
   // only): true if it found some. Its presence makes the Engine spin.
   std::function<bool()> poll_memory;
+  // A flushed work request fails the wait (the connection broke) rather
+  // than being dropped (a connection being closed).
+  bool flush_is_error = false;
 
  private:
   CompChannelPtr channel_;

@@ -57,6 +57,10 @@ Driver::Driver(std::unique_ptr<Endpoint> ep, const Config& config)
       layout_(config.size, config.depth),
       window_(config.depth) {
   ep_->on_completion = [this](const ibv_wc& wc) { OnCompletion(wc); };
+  // A client's connection ends only when it says so: a flush before that
+  // means the server or the link went away, which should fail the run at
+  // once rather than at the timeout.
+  ep_->flush_is_error = true;
   // Receives before the connection: the server's first credit or echo
   // may come at once, and iWARP has no receiver-not-ready retry.
   if (config_.op != Op::kSend) return;
@@ -334,7 +338,10 @@ Session::Session(Engine& engine, Address server, const Config& config,
 
 Session::~Session() {
   try {
-    for (auto& d : drivers_) rdma_disconnect(d->endpoint().id());
+    for (auto& d : drivers_) {
+      d->endpoint().flush_is_error = false;
+      rdma_disconnect(d->endpoint().id());
+    }
     engine_.WaitFor(
         "disconnecting",
         [this] {

@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "cpu.h"
 #include "options.h"
 #include "percentile.h"
 
@@ -153,6 +154,21 @@ TEST(RddpBenchPercentile, FewSamples) {
   std::vector<double> v(99, 1.0);
   v.push_back(100.0);
   EXPECT_EQ(Summarize(v), (LatencySummary{1, 1, 1, 100, 100}));
+}
+
+TEST(RddpBenchCpu, ProcStat) {
+  // user nice system idle iowait irq softirq steal guest guest_nice
+  const char* text =
+      "cpu  100 5 40 1000 7 3 2 1 0 0\n"
+      "cpu0 50 2 20 500 3 1 1 0 0 0\n"
+      "intr 12345\n";
+  EXPECT_EQ(ParseProcStat(text), (CpuTimes{151, 45, 1158}));
+  // Not first in the text, and a kernel without irq/softirq/steal fields.
+  EXPECT_EQ(ParseProcStat("ctxt 1\ncpu  10 0 5 100 1\n"), (CpuTimes{15, 5, 116}));
+  EXPECT_FALSE(ParseProcStat(""));
+  EXPECT_FALSE(ParseProcStat("cpu0 1 2 3 4 5\n"));
+  EXPECT_FALSE(ParseProcStat("cpu  1 2 3 4\n"));
+  EXPECT_FALSE(ParseProcStat("cpu  a b c d e\n"));
 }
 
 }  // namespace

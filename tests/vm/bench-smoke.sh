@@ -39,6 +39,7 @@ summary() {
 	jq -r '.benchmarks[] | "# \(.name) \(.label): " +
 		(if .bytes_per_second then "\(.bytes_per_second / 1e6 | floor) MB/s"
 		else "p50 \(.p50_us) us, p99 \(.p99_us) us, p99.9 \(.p999_us) us" end) +
+		(if .cpu_s_per_gb then ", \(.cpu_s_per_gb * 1000 | floor / 1000) CPU s/GB" else "" end) +
 		(if .rddp_tx_fpdus_per_iter then ", \(.rddp_tx_fpdus_per_iter * 100 | floor / 100) FPDUs/iter" else "" end)' "$1"
 }
 
@@ -104,6 +105,8 @@ t_run "loopback JSON: 9 benchmarks, none failed, all on rddp0" jqt "$lo" \
 	'(.benchmarks | length == 9) and all(.benchmarks[]; (.error_occurred // false | not) and .label == "rddp0")'
 t_run "loopback JSON: every bandwidth run moved bytes" jqt "$lo" \
 	'[.benchmarks[] | select(.name | test("_bw/")) | .bytes_per_second > 0 and .Gbps > 0] | length == 6 and all'
+t_run "loopback JSON: every bandwidth run has its CPU cost per GB" jqt "$lo" \
+	'[.benchmarks[] | select(.name | test("_bw/")) | .cpu_s_per_gb >= .kernel_cpu_s_per_gb and .kernel_cpu_s_per_gb >= 0] | length == 6 and all'
 t_run "loopback JSON: every latency run has p50 <= p99 <= p99.9" jqt "$lo" \
 	'[.benchmarks[] | select(.name | test("_lat/")) | .p50_us > 0 and .p50_us <= .p99_us and .p99_us <= .p999_us] | length == 3 and all'
 t_run "loopback JSON: rddp's counters, FPDUs sent, no CRC error, no Terminate" jqt "$lo" \

@@ -4,6 +4,7 @@
 // runner and reporter and rddp's netlink counters per run
 // (Documentation/performance.md, "rddp-bench").
 #include <benchmark/benchmark.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
@@ -16,6 +17,7 @@
 #include <vector>
 
 #include "counters.h"
+#include "cpu.h"
 #include "options.h"
 #include "percentile.h"
 #include "rdma.h"
@@ -58,6 +60,20 @@ struct Bench {
   bool failed = false;
 };
 
+// CPU seconds of the whole system per GB moved, busy and in the kernel:
+// both ends' kernel work in loopback, this end's with a server elsewhere,
+// and this process's own polling (little with completion events, all of
+// a CPU with --busy-poll). Clock ticks: meaningful over 100s of ms.
+void ReportCpu(benchmark::State& state, const std::optional<CpuTimes>& before, double bytes) {
+  const std::optional<CpuTimes> after = ReadProcStat();
+  if (!before || !after || bytes <= 0) return;
+  const auto hz = static_cast<double>(sysconf(_SC_CLK_TCK));
+  const double gb = bytes / 1e9;
+  state.counters["cpu_s_per_gb"] = static_cast<double>(after->busy - before->busy) / hz / gb;
+  state.counters["kernel_cpu_s_per_gb"] =
+      static_cast<double>(after->kernel - before->kernel) / hz / gb;
+}
+
 void Bandwidth(benchmark::State& state, Bench& b, Session& s, const Config& c) {
   auto& drivers = s.drivers();
   const size_t n = drivers.size();
@@ -79,6 +95,7 @@ void Bandwidth(benchmark::State& state, Bench& b, Session& s, const Config& c) {
   // first trial of one iteration would otherwise time a lone message,
   // all latency and no pipelining.
   const auto batch = static_cast<benchmark::IterationCount>(std::max(16U, 2 * c.depth * c.qps));
+  const std::optional<CpuTimes> cpu_before = ReadProcStat();
   while (state.KeepRunningBatch(batch)) {
     for (benchmark::IterationCount i = 0; i < batch; i++) {
       b.engine.WaitFor("a free send queue slot", free_slot, b.timeout());
@@ -95,6 +112,7 @@ void Bandwidth(benchmark::State& state, Bench& b, Session& s, const Config& c) {
   state.counters["Gbps"] = benchmark::Counter(bytes * 8 / 1e9, benchmark::Counter::kIsRate);
   state.counters["msgs_per_second"] =
       benchmark::Counter(static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
+  ReportCpu(state, cpu_before, bytes);
 }
 
 void Latency(benchmark::State& state, Bench& b, Session& s) {

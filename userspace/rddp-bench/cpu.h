@@ -1,0 +1,31 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+// The whole system's CPU time from /proc/stat: the cost of a transfer is
+// spent mostly outside the benchmark's thread (softirq, work items, the
+// peer's side in loopback), so the process's own rusage would miss it.
+#ifndef RDDP_BENCH_CPU_H
+#define RDDP_BENCH_CPU_H
+
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+namespace rddp_bench {
+
+// Clock ticks (USER_HZ) summed over every CPU.
+struct CpuTimes {
+  uint64_t busy = 0;    // user, nice, system, irq, softirq, steal
+  uint64_t kernel = 0;  // system, irq, softirq
+  uint64_t total = 0;   // busy, idle, iowait
+  bool operator==(const CpuTimes&) const = default;
+};
+
+// The aggregate "cpu " line of /proc/stat's text; nullopt if it is missing
+// or malformed.
+std::optional<CpuTimes> ParseProcStat(std::string_view text);
+
+// /proc/stat now; nullopt if it cannot be read (then no CPU counters).
+std::optional<CpuTimes> ReadProcStat();
+
+}  // namespace rddp_bench
+
+#endif  // RDDP_BENCH_CPU_H

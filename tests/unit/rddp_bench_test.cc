@@ -72,6 +72,14 @@ TEST(RddpBenchOptions, Lists) {
   EXPECT_FALSE(o.counters);
 }
 
+TEST(RddpBenchOptions, Tests) {
+  ParseResult r = Parse({"--loopback", "a", "--tests", "conn,bw,lat"});
+  ASSERT_TRUE(r.options) << r.error;
+  EXPECT_EQ(r.options->tests,
+            (std::vector<rddp_bench::Test>{rddp_bench::Test::kConnect, rddp_bench::Test::kBandwidth,
+                                           rddp_bench::Test::kLatency}));
+}
+
 TEST(RddpBenchOptions, Sizes) {
   EXPECT_EQ(ParseSize("1"), 1U);
   EXPECT_EQ(ParseSize("4K"), 4096U);
@@ -100,7 +108,7 @@ TEST(RddpBenchOptions, Errors) {
   EXPECT_EQ(ErrorOf({"--loopback", "a", "--ops", "write,atomic"}),
             "--ops: takes a list of write, read, send (got 'write,atomic')");
   EXPECT_EQ(ErrorOf({"--loopback", "a", "--tests", "bw,"}),
-            "--tests: takes a list of bw, lat (got 'bw,')");
+            "--tests: takes a list of bw, lat, conn (got 'bw,')");
   EXPECT_EQ(ErrorOf({"--loopback", "a", "--depth", "1025"}),
             "--depth: takes queue depths 1..1024, comma-separated (got '1025')");
   EXPECT_EQ(ErrorOf({"--loopback", "a", "--qps", "0"}),
@@ -130,6 +138,7 @@ TEST(RddpBenchOptions, Names) {
   EXPECT_EQ(OpName(Op::kSend), "send");
   EXPECT_EQ(TestName(rddp_bench::Test::kBandwidth), "bw");
   EXPECT_EQ(TestName(rddp_bench::Test::kLatency), "lat");
+  EXPECT_EQ(TestName(rddp_bench::Test::kConnect), "conn");
 }
 
 TEST(RddpBenchPercentile, NearestRank) {

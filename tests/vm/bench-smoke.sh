@@ -40,11 +40,13 @@ summary() {
 		(if .bytes_per_second then "\(.bytes_per_second / 1e6 | floor) MB/s"
 		else "p50 \(.p50_us) us, p99 \(.p99_us) us, p99.9 \(.p999_us) us" end) +
 		(if .cpu_s_per_gb then ", \(.cpu_s_per_gb * 1000 | floor / 1000) CPU s/GB" else "" end) +
+		(if .connects_per_second then ", \(.connects_per_second | floor) connects/s" else "" end) +
 		(if .rddp_tx_fpdus_per_iter then ", \(.rddp_tx_fpdus_per_iter * 100 | floor / 100) FPDUs/iter" else "" end)' "$1"
 }
 
-# One loopback run of every benchmark, 64 KiB and 64 B, on siw or on rddp
-# without CRC (siw's default), for figures side by side.
+# One loopback run of every benchmark, 64 KiB and 64 B, and of connection
+# setup, on siw or on rddp without CRC (siw's default), for figures side
+# by side.
 compare() { # DRIVER: siw | rddp-nocrc
 	local dev js
 	case $1 in
@@ -60,11 +62,11 @@ compare() { # DRIVER: siw | rddp-nocrc
 	t_run "setup_dummy" setup_dummy
 	t_run "rdma link add $dev type ${dev%0} netdev dummy0" rdma link add $dev type "${dev%0}" netdev dummy0
 	js=$RDDP_RESULTS/bench-$1.json
-	t_run "$1 loopback: write, read, send; bandwidth 64 KiB, latency 64 B" \
-		timeout 300 $bench --loopback $ip --sizes 64K --benchmark_min_time=0.2 \
+	t_run "$1 loopback: write, read, send; bandwidth 64 KiB, latency 64 B; connection setup" \
+		timeout 300 $bench --loopback $ip --sizes 64K --tests bw,lat,conn --benchmark_min_time=0.2 \
 		--benchmark_out="$js" --benchmark_out_format=json
-	t_run "$1 JSON: 6 benchmarks on $dev, none failed, bytes or percentiles" jqt "$js" \
-		"(.benchmarks | length == 6) and all(.benchmarks[]; .label == \"$dev\" and (.error_occurred // false | not) and ((.bytes_per_second // 0) > 0 or .p50_us > 0))"
+	t_run "$1 JSON: 7 benchmarks on $dev, none failed, bytes or percentiles" jqt "$js" \
+		"(.benchmarks | length == 7) and all(.benchmarks[]; .label == \"$dev\" and (.error_occurred // false | not) and ((.bytes_per_second // 0) > 0 or .p50_us > 0))"
 	if [ "$1" = siw ]; then
 		t_run "siw JSON: no rddp counters (not an rddp device)" jqt "$js" \
 			'all(.benchmarks[]; keys | map(startswith("rddp_")) | any | not)'
@@ -117,6 +119,15 @@ t_run "loopback JSON: CRC on (rddp's default), so nothing lent zero-copy" jqt "$
 	'all(.benchmarks[]; .rddp_zcopy_bytes_per_iter == 0)'
 
 summary "$lo" | tee -a "$RDDP_RESULTS/tap.txt"
+
+cn=$RDDP_RESULTS/bench-connect.json
+t_run "loopback: connection setup rate" \
+	timeout 120 $bench --loopback $ip --tests conn "${quick[@]}" \
+	--benchmark_out="$cn" --benchmark_out_format=json
+t_run "connect JSON: connections per second and setup percentiles" jqt "$cn" \
+	'.benchmarks[0].name == "connect/manual_time" and .benchmarks[0].connects_per_second > 0 and .benchmarks[0].p50_us > 0 and .benchmarks[0].label == "rddp0"'
+jq -r '.benchmarks[0] | "# \(.name): \(.connects_per_second | floor) connects/s, p50 \(.p50_us) us, p99 \(.p99_us) us"' "$cn" |
+	tee -a "$RDDP_RESULTS/tap.txt"
 
 qp=$RDDP_RESULTS/bench-qps.json
 t_run "loopback: Send bandwidth on 2 QPs, depth 4" \

@@ -115,6 +115,15 @@ void Bandwidth(benchmark::State& state, Bench& b, Session& s, const Config& c) {
   ReportCpu(state, cpu_before, bytes);
 }
 
+void ReportPercentiles(benchmark::State& state, std::vector<double> samples) {
+  const LatencySummary sum = Summarize(std::move(samples));
+  state.counters["min_us"] = sum.min * 1e6;
+  state.counters["p50_us"] = sum.p50 * 1e6;
+  state.counters["p99_us"] = sum.p99 * 1e6;
+  state.counters["p999_us"] = sum.p999 * 1e6;
+  state.counters["max_us"] = sum.max * 1e6;
+}
+
 void Latency(benchmark::State& state, Bench& b, Session& s) {
   Driver& d = *s.drivers().front();
   std::vector<double> samples;
@@ -129,12 +138,25 @@ void Latency(benchmark::State& state, Bench& b, Session& s) {
     state.SetIterationTime(seconds);
     samples.push_back(seconds);
   }
-  const LatencySummary sum = Summarize(std::move(samples));
-  state.counters["min_us"] = sum.min * 1e6;
-  state.counters["p50_us"] = sum.p50 * 1e6;
-  state.counters["p99_us"] = sum.p99 * 1e6;
-  state.counters["p999_us"] = sum.p999 * 1e6;
-  state.counters["max_us"] = sum.max * 1e6;
+  ReportPercentiles(state, std::move(samples));
+}
+
+// Connection setup, one QP at a time: from rdma_create_id through address
+// and route resolution and the MPA exchange to ESTABLISHED at the client
+// (in loopback the server's accept is part of it). Teardown is not timed.
+void ConnectRate(benchmark::State& state, Bench& b) {
+  std::vector<double> samples;
+  for (auto _ : state) {
+    const Clock::time_point start = Clock::now();
+    auto s = std::make_unique<Session>(b.engine, *b.target, Config{}, b.timeout());
+    const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
+    state.SetIterationTime(seconds);
+    samples.push_back(seconds);
+    if (samples.size() == 1) state.SetLabel(s->device());
+  }
+  state.counters["connects_per_second"] =
+      benchmark::Counter(static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
+  ReportPercentiles(state, std::move(samples));
 }
 
 // rddp's counters as user counters: per iteration (a message, or a round
@@ -161,6 +183,11 @@ void ReportCounters(benchmark::State& state, const CounterValues& delta) {
 
 void RunOne(benchmark::State& state, Bench& b, const Config& c) {
   try {
+    if (c.kind == Kind::kProbe) {
+      b.session.reset();  // its QPs would share the device with the new ones
+      ConnectRate(state, b);
+      return;
+    }
     Session& s = b.SessionFor(c);
     const std::string dev = s.device();
     state.SetLabel(dev);
@@ -182,6 +209,11 @@ void RunOne(benchmark::State& state, Bench& b, const Config& c) {
 // Every configuration of one benchmark family, in the order given.
 std::vector<Config> Configs(const Options& o, Op op, Test test) {
   std::vector<Config> configs;
+  // Connection setup has no operation: it is registered with the first.
+  if (test == Test::kConnect) {
+    if (op == o.ops.front()) configs.push_back(Config{});
+    return configs;
+  }
   if (test == Test::kLatency) {
     // Depth 2: room for the next round trip's Send while the last one's
     // completion is still on its way.
@@ -196,9 +228,10 @@ std::vector<Config> Configs(const Options& o, Op op, Test test) {
   return configs;
 }
 
-// "write_bw/size:65536/depth:16/qps:1", "send_lat/size:64" (Google
-// Benchmark appends "/real_time" or "/manual_time").
+// "write_bw/size:65536/depth:16/qps:1", "send_lat/size:64", "connect"
+// (Google Benchmark appends "/real_time" or "/manual_time").
 std::string Name(const Config& c) {
+  if (c.kind == Kind::kProbe) return "connect";
   const bool bw = c.kind == Kind::kBandwidth;
   std::string name = std::string(OpName(c.op)) + "_" +
                      std::string(TestName(bw ? Test::kBandwidth : Test::kLatency)) +
@@ -215,8 +248,8 @@ void Register(Bench& b) {
             Name(c).c_str(), [&b, c](benchmark::State& st) { RunOne(st, b, c); });
         bm->Unit(benchmark::kMicrosecond);
         // Bandwidth: wall time of the whole transfer (the kernel works in
-        // softirq and work items, not on this thread's CPU time). Latency:
-        // each round trip timed alone, for the percentiles.
+        // softirq and work items, not on this thread's CPU time). Latency
+        // and connection setup: each timed alone, for the percentiles.
         if (test == Test::kBandwidth) {
           bm->UseRealTime();
         } else {

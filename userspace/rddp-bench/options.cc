@@ -88,8 +88,9 @@ const std::map<std::string_view, Setter>& ValueOptions() {
        }},
       {"--tests",
        [](Options& o, auto v) -> std::string {
-         auto t = ParseNames<Test>(v, {{"bw", Test::kBandwidth}, {"lat", Test::kLatency}});
-         if (!t) return "takes a list of bw, lat";
+         auto t = ParseNames<Test>(
+             v, {{"bw", Test::kBandwidth}, {"lat", Test::kLatency}, {"conn", Test::kConnect}});
+         if (!t) return "takes a list of bw, lat, conn";
          o.tests = *t;
          return "";
        }},
@@ -218,7 +219,7 @@ std::string Usage() {
          "  --client ADDR     run the benchmarks against a server at ADDR\n"
          "  --port N          server port (default 18515)\n"
          "  --ops LIST        write,read,send (default all)\n"
-         "  --tests LIST      bw,lat (default both)\n"
+         "  --tests LIST      bw,lat,conn (default bw,lat; conn: connection setup)\n"
          "  --sizes LIST      bandwidth message sizes, e.g. 64,4K,1M or 64..1M\n"
          "                    (default 64,4K,64K,1M)\n"
          "  --lat-sizes LIST  latency message sizes (default 64)\n"
@@ -245,6 +246,16 @@ std::string_view OpName(Op op) {
   return "?";
 }
 
-std::string_view TestName(Test test) { return test == Test::kBandwidth ? "bw" : "lat"; }
+std::string_view TestName(Test test) {
+  switch (test) {
+    case Test::kBandwidth:
+      return "bw";
+    case Test::kLatency:
+      return "lat";
+    case Test::kConnect:
+      return "conn";
+  }
+  return "?";
+}
 
 }  // namespace rddp_bench

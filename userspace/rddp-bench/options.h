@@ -15,7 +15,7 @@ namespace rddp_bench {
 
 enum class Mode { kLoopback, kServer, kClient };
 enum class Op : uint8_t { kWrite, kRead, kSend };
-enum class Test : uint8_t { kBandwidth, kLatency };
+enum class Test : uint8_t { kBandwidth, kLatency, kConnect };
 
 struct Options {
   Mode mode = Mode::kLoopback;

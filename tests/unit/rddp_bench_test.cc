@@ -4,7 +4,9 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <map>
 #include <random>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -73,11 +75,15 @@ TEST(RddpBenchOptions, Lists) {
 }
 
 TEST(RddpBenchOptions, Tests) {
-  ParseResult r = Parse({"--loopback", "a", "--tests", "conn,bw,lat"});
+  ParseResult r = Parse({"--loopback", "a", "--tests", "conn,bw,lat,mem", "--mem-qps", "10,4096"});
   ASSERT_TRUE(r.options) << r.error;
   EXPECT_EQ(r.options->tests,
             (std::vector<rddp_bench::Test>{rddp_bench::Test::kConnect, rddp_bench::Test::kBandwidth,
-                                           rddp_bench::Test::kLatency}));
+                                           rddp_bench::Test::kLatency, rddp_bench::Test::kMemory}));
+  EXPECT_EQ(r.options->mem_qps, (std::vector<uint32_t>{10, 4096}));
+  EXPECT_EQ(Options{}.mem_qps, (std::vector<uint32_t>{1, 100, 1000}));
+  EXPECT_EQ(ErrorOf({"--loopback", "a", "--mem-qps", "4097"}),
+            "--mem-qps: takes QP counts 1..4096, comma-separated (got '4097')");
 }
 
 TEST(RddpBenchOptions, Sizes) {
@@ -108,7 +114,7 @@ TEST(RddpBenchOptions, Errors) {
   EXPECT_EQ(ErrorOf({"--loopback", "a", "--ops", "write,atomic"}),
             "--ops: takes a list of write, read, send (got 'write,atomic')");
   EXPECT_EQ(ErrorOf({"--loopback", "a", "--tests", "bw,"}),
-            "--tests: takes a list of bw, lat, conn (got 'bw,')");
+            "--tests: takes a list of bw, lat, conn, mem (got 'bw,')");
   EXPECT_EQ(ErrorOf({"--loopback", "a", "--depth", "1025"}),
             "--depth: takes queue depths 1..1024, comma-separated (got '1025')");
   EXPECT_EQ(ErrorOf({"--loopback", "a", "--qps", "0"}),
@@ -126,9 +132,10 @@ TEST(RddpBenchOptions, Help) {
     EXPECT_FALSE(r.options);
   }
   const std::string usage = Usage();
-  for (const char* word : {"--loopback ADDR", "--server ADDR", "--client ADDR", "--port", "--ops",
-                           "--tests", "--sizes", "--lat-sizes", "--depth", "--qps", "--timeout-ms",
-                           "--busy-poll", "--no-counters", "--benchmark_out"})
+  for (const char* word :
+       {"--loopback ADDR", "--server ADDR", "--client ADDR", "--port", "--mem-qps", "--ops",
+        "--tests", "--sizes", "--lat-sizes", "--depth", "--qps", "--timeout-ms", "--busy-poll",
+        "--no-counters", "--benchmark_out"})
     EXPECT_NE(usage.find(word), std::string::npos) << word;
 }
 
@@ -139,6 +146,7 @@ TEST(RddpBenchOptions, Names) {
   EXPECT_EQ(TestName(rddp_bench::Test::kBandwidth), "bw");
   EXPECT_EQ(TestName(rddp_bench::Test::kLatency), "lat");
   EXPECT_EQ(TestName(rddp_bench::Test::kConnect), "conn");
+  EXPECT_EQ(TestName(rddp_bench::Test::kMemory), "mem");
 }
 
 TEST(RddpBenchPercentile, NearestRank) {
@@ -178,6 +186,20 @@ TEST(RddpBenchCpu, ProcStat) {
   EXPECT_FALSE(ParseProcStat("cpu0 1 2 3 4 5\n"));
   EXPECT_FALSE(ParseProcStat("cpu  1 2 3 4\n"));
   EXPECT_FALSE(ParseProcStat("cpu  a b c d e\n"));
+}
+
+TEST(RddpBenchCpu, Meminfo) {
+  const auto m = ParseMeminfo(
+      "MemTotal:        2030000 kB\n"
+      "MemFree:         1500000 kB\n"
+      "Slab:              40000 kB\n"
+      "HugePages_Total:       0\n"
+      "garbage\n"
+      "VmallocUsed:        9000 kB\n");
+  EXPECT_EQ(
+      m, (std::map<std::string, uint64_t>{
+             {"MemTotal", 2030000}, {"MemFree", 1500000}, {"Slab", 40000}, {"VmallocUsed", 9000}}));
+  EXPECT_TRUE(ParseMeminfo("").empty());
 }
 
 }  // namespace

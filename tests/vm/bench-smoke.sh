@@ -38,15 +38,17 @@ jqt() { # FILE FILTER: FILE passes jq -e FILTER
 summary() {
 	jq -r '.benchmarks[] | "# \(.name) \(.label): " +
 		(if .bytes_per_second then "\(.bytes_per_second / 1e6 | floor) MB/s"
+		elif .qps then "\(.qps) QPs"
 		else "p50 \(.p50_us) us, p99 \(.p99_us) us, p99.9 \(.p999_us) us" end) +
 		(if .cpu_s_per_gb then ", \(.cpu_s_per_gb * 1000 | floor / 1000) CPU s/GB" else "" end) +
 		(if .connects_per_second then ", \(.connects_per_second | floor) connects/s" else "" end) +
+		(if .qps then ", \(.kernel_kib_per_qp | floor) KiB kernel, \(.used_kib_per_qp | floor) KiB in all per QP" else "" end) +
 		(if .rddp_tx_fpdus_per_iter then ", \(.rddp_tx_fpdus_per_iter * 100 | floor / 100) FPDUs/iter" else "" end)' "$1"
 }
 
-# One loopback run of every benchmark, 64 KiB and 64 B, and of connection
-# setup, on siw or on rddp without CRC (siw's default), for figures side
-# by side.
+# One loopback run of every benchmark, 64 KiB and 64 B, of connection
+# setup and of memory at 100 and 1000 connections, on siw or on rddp
+# without CRC (siw's default), for figures side by side.
 compare() { # DRIVER: siw | rddp-nocrc
 	local dev js
 	case $1 in
@@ -62,11 +64,11 @@ compare() { # DRIVER: siw | rddp-nocrc
 	t_run "setup_dummy" setup_dummy
 	t_run "rdma link add $dev type ${dev%0} netdev dummy0" rdma link add $dev type "${dev%0}" netdev dummy0
 	js=$RDDP_RESULTS/bench-$1.json
-	t_run "$1 loopback: write, read, send; bandwidth 64 KiB, latency 64 B; connection setup" \
-		timeout 300 $bench --loopback $ip --sizes 64K --tests bw,lat,conn --benchmark_min_time=0.2 \
-		--benchmark_out="$js" --benchmark_out_format=json
-	t_run "$1 JSON: 7 benchmarks on $dev, none failed, bytes or percentiles" jqt "$js" \
-		"(.benchmarks | length == 7) and all(.benchmarks[]; .label == \"$dev\" and (.error_occurred // false | not) and ((.bytes_per_second // 0) > 0 or .p50_us > 0))"
+	t_run "$1 loopback: write, read, send; bandwidth 64 KiB, latency 64 B; connection setup; memory" \
+		timeout 300 $bench --loopback $ip --sizes 64K --tests bw,lat,conn,mem --mem-qps 100,1000 \
+		--benchmark_min_time=0.2 --benchmark_out="$js" --benchmark_out_format=json
+	t_run "$1 JSON: 9 benchmarks on $dev, none failed, bytes, percentiles or memory" jqt "$js" \
+		"(.benchmarks | length == 9) and all(.benchmarks[]; .label == \"$dev\" and (.error_occurred // false | not) and ((.bytes_per_second // 0) > 0 or .p50_us > 0 or .qps > 0))"
 	if [ "$1" = siw ]; then
 		t_run "siw JSON: no rddp counters (not an rddp device)" jqt "$js" \
 			'all(.benchmarks[]; keys | map(startswith("rddp_")) | any | not)'
@@ -127,6 +129,15 @@ t_run "loopback: connection setup rate" \
 t_run "connect JSON: connections per second and setup percentiles" jqt "$cn" \
 	'.benchmarks[0].name == "connect/manual_time" and .benchmarks[0].connects_per_second > 0 and .benchmarks[0].p50_us > 0 and .benchmarks[0].label == "rddp0"'
 jq -r '.benchmarks[0] | "# \(.name): \(.connects_per_second | floor) connects/s, p50 \(.p50_us) us, p99 \(.p99_us) us"' "$cn" |
+	tee -a "$RDDP_RESULTS/tap.txt"
+
+mem=$RDDP_RESULTS/bench-memory.json
+t_run "loopback: memory per QP at 1 and 100 connections" \
+	timeout 300 $bench --loopback $ip --tests mem --mem-qps 1,100 \
+	--benchmark_out="$mem" --benchmark_out_format=json
+t_run "memory JSON: 2 and 200 QPs, kernel and used KiB per QP" jqt "$mem" \
+	'[.benchmarks[] | .qps] == [2, 200] and all(.benchmarks[]; has("kernel_kib_per_qp") and has("used_kib_per_qp") and .label == "rddp0")'
+jq -r '.benchmarks[] | "# \(.name): \(.kernel_kib_per_qp) KiB kernel, \(.used_kib_per_qp) KiB in all per QP"' "$mem" |
 	tee -a "$RDDP_RESULTS/tap.txt"
 
 qp=$RDDP_RESULTS/bench-qps.json

@@ -39,4 +39,27 @@ std::optional<CpuTimes> ReadProcStat() {
   return ParseProcStat(text.str());
 }
 
+std::map<std::string, uint64_t> ParseMeminfo(std::string_view text) {
+  std::map<std::string, uint64_t> fields;
+  std::istringstream in{std::string(text)};
+  std::string line;
+  while (std::getline(in, line)) {
+    // "Slab:             123456 kB" (HugePages_* have no unit: skipped).
+    std::istringstream words(line);
+    std::string name, unit;
+    uint64_t value = 0;
+    if (!(words >> name >> value >> unit) || unit != "kB" || !name.ends_with(':')) continue;
+    name.pop_back();
+    fields[name] = value;
+  }
+  return fields;
+}
+
+std::map<std::string, uint64_t> ReadMeminfo() {
+  std::ifstream in("/proc/meminfo");
+  std::stringstream text;
+  text << in.rdbuf();
+  return ParseMeminfo(text.str());
+}
+
 }  // namespace rddp_bench

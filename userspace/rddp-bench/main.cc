@@ -4,6 +4,7 @@
 // runner and reporter and rddp's netlink counters per run
 // (Documentation/performance.md, "rddp-bench").
 #include <benchmark/benchmark.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -11,6 +12,7 @@
 #include <chrono>
 #include <csignal>
 #include <iostream>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -159,6 +161,32 @@ void ConnectRate(benchmark::State& state, Bench& b) {
   ReportPercentiles(state, std::move(samples));
 }
 
+// What N more connections cost the system, from /proc/meminfo: in the
+// kernel Slab (QPs, CQs, sockets, MRs) plus VmallocUsed (queues mapped to
+// user space), and MemFree for everything, this process's buffers and
+// page tables included. In loopback each connection has a QP at both ends,
+// both counted. The figures include whatever else the system allocated
+// meanwhile: read them at hundreds of QPs, not one. Setup is the time.
+void QpMemory(benchmark::State& state, Bench& b, uint32_t n) {
+  const double qps = n * (b.options.mode == Mode::kLoopback ? 2.0 : 1.0);
+  for (auto _ : state) {
+    std::map<std::string, uint64_t> before = ReadMeminfo();
+    const Clock::time_point start = Clock::now();
+    Config c;
+    c.qps = n;
+    Session s(b.engine, *b.target, c, b.timeout());
+    state.SetIterationTime(std::chrono::duration<double>(Clock::now() - start).count());
+    std::map<std::string, uint64_t> after = ReadMeminfo();
+    auto delta = [&](const char* k) {
+      return static_cast<double>(after[k]) - static_cast<double>(before[k]);
+    };
+    state.counters["qps"] = qps;
+    state.counters["kernel_kib_per_qp"] = (delta("Slab") + delta("VmallocUsed")) / qps;
+    state.counters["used_kib_per_qp"] = -delta("MemFree") / qps;
+    state.SetLabel(s.device());
+  }
+}
+
 // rddp's counters as user counters: per iteration (a message, or a round
 // trip) where they scale with traffic, totals where any is news. In
 // loopback they count both ends, one device.
@@ -181,11 +209,15 @@ void ReportCounters(benchmark::State& state, const CounterValues& delta) {
   state.counters["rddp_terminates"] = terminates;
 }
 
-void RunOne(benchmark::State& state, Bench& b, const Config& c) {
+void RunOne(benchmark::State& state, Bench& b, Test test, const Config& c) {
   try {
-    if (c.kind == Kind::kProbe) {
+    if (test == Test::kConnect || test == Test::kMemory) {
       b.session.reset();  // its QPs would share the device with the new ones
-      ConnectRate(state, b);
+      if (test == Test::kConnect) {
+        ConnectRate(state, b);
+      } else {
+        QpMemory(state, b, c.qps);
+      }
       return;
     }
     Session& s = b.SessionFor(c);
@@ -209,9 +241,12 @@ void RunOne(benchmark::State& state, Bench& b, const Config& c) {
 // Every configuration of one benchmark family, in the order given.
 std::vector<Config> Configs(const Options& o, Op op, Test test) {
   std::vector<Config> configs;
-  // Connection setup has no operation: it is registered with the first.
-  if (test == Test::kConnect) {
-    if (op == o.ops.front()) configs.push_back(Config{});
+  // Connection setup and memory have no operation: they are registered
+  // with the first.
+  if (test == Test::kConnect || test == Test::kMemory) {
+    if (op != o.ops.front()) return configs;
+    if (test == Test::kConnect) return {Config{}};
+    for (uint32_t qps : o.mem_qps) configs.push_back({Op::kWrite, Kind::kProbe, 64, 1, qps});
     return configs;
   }
   if (test == Test::kLatency) {
@@ -228,16 +263,22 @@ std::vector<Config> Configs(const Options& o, Op op, Test test) {
   return configs;
 }
 
-// "write_bw/size:65536/depth:16/qps:1", "send_lat/size:64", "connect"
-// (Google Benchmark appends "/real_time" or "/manual_time").
-std::string Name(const Config& c) {
-  if (c.kind == Kind::kProbe) return "connect";
-  const bool bw = c.kind == Kind::kBandwidth;
-  std::string name = std::string(OpName(c.op)) + "_" +
-                     std::string(TestName(bw ? Test::kBandwidth : Test::kLatency)) +
-                     "/size:" + std::to_string(c.size);
-  if (bw) name += "/depth:" + std::to_string(c.depth) + "/qps:" + std::to_string(c.qps);
-  return name;
+// "write_bw/size:65536/depth:16/qps:1", "send_lat/size:64", "connect",
+// "qp_memory/qps:100" (Google Benchmark appends "/real_time" or
+// "/manual_time").
+std::string Name(Test test, const Config& c) {
+  switch (test) {
+    case Test::kConnect:
+      return "connect";
+    case Test::kMemory:
+      return "qp_memory/qps:" + std::to_string(c.qps);
+    case Test::kLatency:
+      return std::string(OpName(c.op)) + "_lat/size:" + std::to_string(c.size);
+    case Test::kBandwidth:
+      break;
+  }
+  return std::string(OpName(c.op)) + "_bw/size:" + std::to_string(c.size) +
+         "/depth:" + std::to_string(c.depth) + "/qps:" + std::to_string(c.qps);
 }
 
 void Register(Bench& b) {
@@ -245,18 +286,30 @@ void Register(Bench& b) {
     for (Test test : b.options.tests) {
       for (const Config& c : Configs(b.options, op, test)) {
         auto* bm = benchmark::RegisterBenchmark(
-            Name(c).c_str(), [&b, c](benchmark::State& st) { RunOne(st, b, c); });
+            Name(test, c).c_str(), [&b, test, c](benchmark::State& st) { RunOne(st, b, test, c); });
         bm->Unit(benchmark::kMicrosecond);
         // Bandwidth: wall time of the whole transfer (the kernel works in
         // softirq and work items, not on this thread's CPU time). Latency
         // and connection setup: each timed alone, for the percentiles.
+        // Memory: one measurement of N connections.
         if (test == Test::kBandwidth) {
           bm->UseRealTime();
         } else {
           bm->UseManualTime();
         }
+        if (test == Test::kMemory) bm->Iterations(1);
       }
     }
+  }
+}
+
+// Every endpoint holds a completion channel: a thousand loopback
+// connections need more descriptors than the usual soft limit of 1024.
+void RaiseFileLimit() {
+  rlimit lim{};
+  if (getrlimit(RLIMIT_NOFILE, &lim) == 0 && lim.rlim_cur < lim.rlim_max) {
+    lim.rlim_cur = lim.rlim_max;
+    setrlimit(RLIMIT_NOFILE, &lim);
   }
 }
 
@@ -269,6 +322,7 @@ bool Listing(int argc, char** argv) {
 }
 
 int RunBenchmarks(const Options& o, bool listing) {
+  RaiseFileLimit();
   Bench b(o);
   if (o.mode == Mode::kLoopback) {
     // The server side listens on an ephemeral port of the same address.
@@ -290,6 +344,7 @@ int RunBenchmarks(const Options& o, bool listing) {
 void OnSignal(int /*sig*/) { g_stop = true; }
 
 int Serve(const Options& o) {
+  RaiseFileLimit();
   Engine engine(o.busy_poll);
   Server server(engine, ResolveAddress(o.address, o.port));
   struct sigaction sa {};

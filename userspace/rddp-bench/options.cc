@@ -88,9 +88,11 @@ const std::map<std::string_view, Setter>& ValueOptions() {
        }},
       {"--tests",
        [](Options& o, auto v) -> std::string {
-         auto t = ParseNames<Test>(
-             v, {{"bw", Test::kBandwidth}, {"lat", Test::kLatency}, {"conn", Test::kConnect}});
-         if (!t) return "takes a list of bw, lat, conn";
+         auto t = ParseNames<Test>(v, {{"bw", Test::kBandwidth},
+                                       {"lat", Test::kLatency},
+                                       {"conn", Test::kConnect},
+                                       {"mem", Test::kMemory}});
+         if (!t) return "takes a list of bw, lat, conn, mem";
          o.tests = *t;
          return "";
        }},
@@ -120,6 +122,13 @@ const std::map<std::string_view, Setter>& ValueOptions() {
          auto q = ParseNumberList(v, kMaxQps);
          if (!q) return "takes QP counts 1..256, comma-separated";
          o.qps = *q;
+         return "";
+       }},
+      {"--mem-qps",
+       [](Options& o, auto v) -> std::string {
+         auto q = ParseNumberList(v, kMaxMemQps);
+         if (!q) return "takes QP counts 1..4096, comma-separated";
+         o.mem_qps = *q;
          return "";
        }},
       {"--timeout-ms",
@@ -219,12 +228,14 @@ std::string Usage() {
          "  --client ADDR     run the benchmarks against a server at ADDR\n"
          "  --port N          server port (default 18515)\n"
          "  --ops LIST        write,read,send (default all)\n"
-         "  --tests LIST      bw,lat,conn (default bw,lat; conn: connection setup)\n"
+         "  --tests LIST      bw,lat,conn,mem (default bw,lat; conn: connection setup,\n"
+         "                    mem: kernel memory per QP)\n"
          "  --sizes LIST      bandwidth message sizes, e.g. 64,4K,1M or 64..1M\n"
          "                    (default 64,4K,64K,1M)\n"
          "  --lat-sizes LIST  latency message sizes (default 64)\n"
          "  --depth LIST      bandwidth queue depths per QP (default 16)\n"
          "  --qps LIST        bandwidth QP counts (default 1)\n"
+         "  --mem-qps LIST    QP counts of the memory benchmark (default 1,100,1000)\n"
          "  --timeout-ms MS   bound on every connection step and completion wait\n"
          "                    (default 10000)\n"
          "  --busy-poll       spin on completion queues instead of sleeping on events\n"
@@ -254,6 +265,8 @@ std::string_view TestName(Test test) {
       return "lat";
     case Test::kConnect:
       return "conn";
+    case Test::kMemory:
+      return "mem";
   }
   return "?";
 }

@@ -15,7 +15,7 @@ namespace rddp_bench {
 
 enum class Mode { kLoopback, kServer, kClient };
 enum class Op : uint8_t { kWrite, kRead, kSend };
-enum class Test : uint8_t { kBandwidth, kLatency, kConnect };
+enum class Test : uint8_t { kBandwidth, kLatency, kConnect, kMemory };
 
 struct Options {
   Mode mode = Mode::kLoopback;
@@ -27,6 +27,7 @@ struct Options {
   std::vector<uint32_t> lat_sizes{64};
   std::vector<uint32_t> depths{16};
   std::vector<uint32_t> qps{1};
+  std::vector<uint32_t> mem_qps{1, 100, 1000};
   int timeout_ms = 10000;  // bound on every CM event and completion wait
   bool busy_poll = false;  // spin on the CQs instead of sleeping on events
   bool counters = true;    // read rddp's netlink counters when it has them
@@ -38,6 +39,7 @@ struct Options {
 constexpr uint32_t kMaxSize = 64U << 20;
 constexpr uint32_t kMaxDepth = 1024;
 constexpr uint32_t kMaxQps = 256;
+constexpr uint32_t kMaxMemQps = 4096;
 
 struct ParseResult {
   std::optional<Options> options{};  // empty: error (or help)

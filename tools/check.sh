@@ -149,7 +149,8 @@ uml() { # TEST...|two|faults
 # the wall time is about the longer lane's instead of their sum. Its suites
 # write only their logs and one line each here.
 uml_tests=(tests/vm/kunit.sh tests/vm/link.sh tests/vm/verbs.sh tests/vm/rdma.sh tests/vm/cm.sh
-	tests/vm/rddpctl.sh tests/vm/netns.sh tests/vm/hostile.sh tests/vm/liveness.sh tests/vm/churn.sh)
+	tests/vm/rddpctl.sh tests/vm/netns.sh tests/vm/hostile.sh tests/vm/liveness.sh tests/vm/churn.sh
+	tests/vm/bench-smoke.sh)
 # The UML kernel first: the self-test below builds a module against it.
 if want vm-selftest || want uml-debug; then
 	flock "$logdir/.build.lock" bash tools/kernel/build-uml-kernel.sh debug \

@@ -10,7 +10,9 @@
 #    it): kernel code at native CPU speed on one CPU, the cost of each
 #    driver's kernel path; an instance per driver and round (a boot takes a
 #    second), medians of BENCH_ROUNDS rounds (default 3), drivers
-#    alternating.
+#    alternating; perftest, then rddp-bench, whose JSON per round and
+#    driver goes to build/bench/ and tools/bench-report.py tabulates
+#    (build/bench/report.md).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 cd "$RDDP_TOP"
@@ -66,6 +68,9 @@ if [ "${BENCH_UML:-1}" = 1 ]; then
 	make -s kmod-uml
 	all=build/vm-results/bench-uml.txt
 	: >"$all"
+	# rddp-bench's JSON per round and driver (tools/bench-report.py)
+	mkdir -p build/bench
+	rm -f build/bench/uml-*.json
 	: >build/vm-results/bench-uml.log
 	for round in $(seq "$rounds"); do
 		for drv in rddp rddp-nocrc siw; do
@@ -75,11 +80,16 @@ if [ "${BENCH_UML:-1}" = 1 ]; then
 				>>build/vm-results/bench-uml.log 2>&1 || rc=$?
 			cat "build/vm-results/$name/a/bench.txt" >>"$all" 2>/dev/null ||
 				echo "# round $round, $drv: no results" >&2
+			cp "build/vm-results/$name/a/rddp-bench.json" \
+				"build/bench/uml-$drv-$round.json" 2>/dev/null ||
+				echo "# round $round, $drv: no rddp-bench JSON" >&2
 		done
 	done
 	[ -s "$all" ] || { tail -30 build/vm-results/bench-uml.log; rddp_die "no results ($all)"; }
 	echo "== one User-Mode Linux instance over dummy0 (native speed, one CPU; medians of $rounds)"
 	table "$all"
 	grep -E '^vm-bench' build/vm-results/bench-uml.log
+	echo "== rddp-bench in the same instances (medians of $rounds; build/bench/report.md)"
+	python3 tools/bench-report.py build/bench/uml-*.json | tee build/bench/report.md || rc=$?
 fi
 exit "$rc"

@@ -5,10 +5,10 @@
 # server and client in the same guest over dummy0. DRIVER (the argument) is
 # rddp (its defaults, CRC on), rddp-nocrc (mpa_crc=0) or siw (its defaults:
 # no CRC). Results go to $RDDP_RESULTS/bench.txt as "DRIVER TEST SIZE VALUE
-# UNIT" lines; tools/bench.sh boots one instance per driver and round, the
-# drivers alternating, and takes the medians. The module is never unloaded:
-# on the plain UML kernel rmmod can spin for minutes in free_module()'s
-# TLB flush (Documentation/testing.md), and power-off ends the round anyway.
+# UNIT" lines, and rddp-bench's to $RDDP_RESULTS/rddp-bench.json;
+# tools/bench.sh boots one instance per driver and round, the drivers
+# alternating, and takes the medians. The module is never unloaded:
+# power-off ends the round.
 # UML has no preemption, so busy-polling latency tests measure the scheduler
 # tick: latency runs with -e (completion events).
 set -u
@@ -64,3 +64,13 @@ for t in "ib_write_bw 65536" "ib_read_bw 65536" "ib_send_bw 65536" \
 	echo "$drv $1 $2 ${v:-?} $unit" >>"$out"
 	t_like "$drv $1 $2: ${v:-?} $unit" '^[0-9.]*[1-9][0-9.]*$' echo "${v:-}"
 done
+
+# rddp-bench (userspace/rddp-bench) on the same device: Write, Read and
+# Send bandwidth at 4 KiB and 64 KiB, latency at 64 B (p50/p99/p99.9) and
+# the connection setup rate, as Google Benchmark JSON that tools/bench.sh
+# collects under build/bench/ and tools/bench-report.py tabulates.
+t_run "modprobe rdma_ucm" modprobe rdma_ucm
+t_run "$drv rddp-bench: bw 4K and 64K, latency 64 B, setup rate" \
+	timeout 600 /rddp/build/cmake/userspace/rddp-bench/rddp-bench --loopback $ip \
+	--sizes 4K,64K --tests bw,lat,conn --benchmark_min_time=0.5 \
+	--benchmark_out="$RDDP_RESULTS/rddp-bench.json" --benchmark_out_format=json

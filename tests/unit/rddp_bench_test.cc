@@ -1,18 +1,21 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 // rddp-bench's pure parts (userspace/rddp-bench): its command line and the
-// latency percentiles it reports.
+// latency percentiles it reports, its stopwatch.
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <map>
 #include <random>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <vector>
 
 #include "cpu.h"
 #include "options.h"
 #include "percentile.h"
+#include "stopwatch.h"
 
 namespace rddp_bench {
 namespace {
@@ -200,6 +203,19 @@ TEST(RddpBenchCpu, Meminfo) {
       m, (std::map<std::string, uint64_t>{
              {"MemTotal", 2030000}, {"MemFree", 1500000}, {"Slab", 40000}, {"VmallocUsed", 9000}}));
   EXPECT_TRUE(ParseMeminfo("").empty());
+}
+
+// Ticks never go back, and a 20 ms sleep measures at least 20 ms less the
+// calibration's error (a bound on correctness, not on speed: no upper one).
+TEST(RddpBenchStopwatch, TicksScaleToSeconds) {
+  EXPECT_GT(SecondsPerTick(), 0.0);
+  EXPECT_EQ(SecondsPerTick(), SecondsPerTick());
+  const uint64_t a = Ticks();
+  const uint64_t b = Ticks();
+  EXPECT_LE(a, b);
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  EXPECT_GE(TicksToSeconds(a, Ticks()), 0.019);
+  EXPECT_EQ(TicksToSeconds(b, b), 0.0);
 }
 
 }  // namespace

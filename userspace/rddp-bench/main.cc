@@ -24,6 +24,7 @@
 #include "percentile.h"
 #include "rdma.h"
 #include "session.h"
+#include "stopwatch.h"
 
 namespace rddp_bench {
 
@@ -132,11 +133,12 @@ void Latency(benchmark::State& state, Bench& b, Session& s) {
   for (auto _ : state) {
     b.engine.WaitFor(
         "a free send queue slot", [&] { return d.CanPost(); }, b.timeout());
-    const Clock::time_point start = Clock::now();
+    // Ticks(), not the clock: a clock read is a syscall (stopwatch.h).
+    const uint64_t start = Ticks();
     d.StartRoundTrip();
     b.engine.WaitFor(
         "a round trip", [&] { return d.RoundTripDone(); }, b.timeout(), d.Spins());
-    const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
+    const double seconds = TicksToSeconds(start, Ticks());
     state.SetIterationTime(seconds);
     samples.push_back(seconds);
   }
@@ -334,6 +336,7 @@ int RunBenchmarks(const Options& o, bool listing) {
   // One connection first, so that a bad address, a missing device or a
   // refused connection ends the program with its reason before any run.
   if (!listing) Session probe(b.engine, *b.target, Config{}, b.timeout());
+  SecondsPerTick();  // calibrates (50 ms) before any run
   Register(b);
   benchmark::RunSpecifiedBenchmarks();
   b.session.reset();

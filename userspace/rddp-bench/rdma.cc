@@ -179,23 +179,30 @@ int Engine::PollAll() {
   return n;
 }
 
-bool Engine::Sleep(std::chrono::milliseconds sleep) {
+bool Engine::Sleep(const SleepBound& sleep_bound, bool& cm_ready) {
   for (Endpoint* ep : endpoints_) ep->Arm();
   // A completion that came before the CQ was armed raised no event.
   if (PollAll() > 0) return true;
+  const std::chrono::milliseconds sleep = sleep_bound();
   std::vector<pollfd> fds;
   for (Endpoint* ep : endpoints_) fds.push_back({ep->channel_fd(), POLLIN, 0});
   for (const auto& ch : cm_channels_) fds.push_back({ch.first, POLLIN, 0});
   const int r = poll(fds.data(), fds.size(), static_cast<int>(sleep.count()));
   if (r < 0 && errno != EINTR) ThrowErrno("poll");
-  for (size_t i = 0; r > 0 && i < endpoints_.size(); i++) {
-    if ((fds[i].revents & POLLIN) != 0) endpoints_[i]->ConsumeEvent();
+  for (size_t i = 0; r > 0 && i < fds.size(); i++) {
+    if ((fds[i].revents & POLLIN) == 0) continue;
+    if (i < endpoints_.size()) {
+      endpoints_[i]->ConsumeEvent();
+    } else {
+      cm_ready = true;
+    }
   }
   return r > 0;
 }
 
-bool Engine::Turn(std::chrono::milliseconds sleep) {
+bool Engine::Turn(const SleepBound& sleep_bound) {
   bool worked = PollAll() > 0;
+  bool cm_ready = false;
   const bool memory = std::any_of(endpoints_.begin(), endpoints_.end(),
                                   [](const Endpoint* ep) { return bool(ep->poll_memory); });
   if (!worked) {
@@ -204,28 +211,36 @@ bool Engine::Turn(std::chrono::milliseconds sleep) {
       // kernel's work items run: they carry Read Responses.
       sched_yield();
     } else {
-      worked = Sleep(sleep);
+      worked = Sleep(sleep_bound, cm_ready);
     }
   }
   // Services add and remove endpoints, never channels.
-  for (const auto& ch : cm_channels_) ch.second();
+  if (cm_ready || ++turns_since_cm_ >= kCmServiceTurns) {
+    turns_since_cm_ = 0;
+    for (const auto& ch : cm_channels_) ch.second();
+  }
   return worked;
 }
 
 void Engine::WaitFor(const std::string& what, const std::function<bool()>& done,
                      std::chrono::milliseconds timeout, bool spin) {
-  const Clock::time_point deadline = Clock::now() + timeout;
+  std::optional<Clock::time_point> deadline;
+  const SleepBound left = [&] {
+    const Clock::time_point now = Clock::now();
+    if (!deadline) deadline = now + timeout;
+    const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(*deadline - now);
+    if (ms.count() <= 0)
+      throw BenchError("timed out after " + std::to_string(timeout.count()) + " ms: " + what);
+    return ms;
+  };
   // Restored on every exit, a failed completion's exception included.
   struct SpinScope {
     bool& flag;
     ~SpinScope() { flag = false; }
   } scope{spin_once_};
   spin_once_ = spin;
-  while (!done()) {
-    const auto left =
-        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
-    if (left.count() <= 0)
-      throw BenchError("timed out after " + std::to_string(timeout.count()) + " ms: " + what);
+  for (unsigned turn = 1; !done(); turn++) {
+    if (turn % kClockTurns == 0) left();
     Turn(left);
   }
 }

@@ -156,6 +156,9 @@ class Endpoint {
 class Engine {
  public:
   using Clock = std::chrono::steady_clock;
+  // How long the next sleep may last; asked only when the Engine is about
+  // to sleep. May throw (a deadline that has passed).
+  using SleepBound = std::function<std::chrono::milliseconds()>;
 
   explicit Engine(bool busy_poll) : busy_poll_(busy_poll) {}
 
@@ -165,24 +168,37 @@ class Engine {
   void AddCmChannel(int fd, std::function<void()> service);
   void RemoveCmChannel(int fd);
 
-  // One round: every CQ, memory poll and rdma_cm channel once; when none had
-  // work, either yields the CPU (spinning: busy poll, or a memory poll is
-  // present) or arms the CQs and sleeps in poll(2) up to `sleep` for any of
-  // them. Returns whether anything happened.
-  bool Turn(std::chrono::milliseconds sleep);
+  // One round: every CQ and memory poll once; when none had work, either
+  // yields the CPU (spinning: busy poll, or a memory poll is present) or
+  // arms the CQs and sleeps in poll(2) up to sleep_bound() for any of them
+  // or an rdma_cm channel. The rdma_cm channels are serviced when poll(2)
+  // reported one and otherwise every kCmServiceTurns turns: their events
+  // are rare, and every look costs a syscall, which User-Mode Linux traps
+  // through ptrace at tens of microseconds. Returns whether anything
+  // happened.
+  bool Turn(const SleepBound& sleep_bound);
+  bool Turn(std::chrono::milliseconds sleep) {
+    return Turn([sleep] { return sleep; });
+  }
 
   // Turns until done(); throws BenchError("timed out after N ms: WHAT") at
   // the deadline. `spin` for a wait that no event announces (an incoming
-  // Write).
+  // Write). The clock (a syscall too) is read only before a sleep and
+  // every kClockTurns turns; the deadline counts from the first read.
   void WaitFor(const std::string& what, const std::function<bool()>& done,
                std::chrono::milliseconds timeout, bool spin = false);
 
+  static constexpr unsigned kCmServiceTurns = 64;
+  static constexpr unsigned kClockTurns = 64;
+
  private:
   int PollAll();
-  bool Sleep(std::chrono::milliseconds sleep);
+  // Sleeps in poll(2); `cm_ready`: an rdma_cm channel has events.
+  bool Sleep(const SleepBound& sleep_bound, bool& cm_ready);
 
   bool busy_poll_;
   bool spin_once_ = false;
+  unsigned turns_since_cm_ = 0;
   std::vector<Endpoint*> endpoints_;
   std::vector<std::pair<int, std::function<void()>>> cm_channels_;
 };

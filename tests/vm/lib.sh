@@ -204,6 +204,17 @@ t_listening() {
 	done
 	return 1
 }
+# t_port_listening PORT [SECONDS]: wait (60 s by default) until a TCP
+# socket listens on PORT (any address).
+t_port_listening() {
+	local i hex
+	hex=$(printf '%04X' "$1")
+	for ((i = 0; i < ${2:-60} * 10; i++)); do
+		_t_listeners | grep -q ":$hex/" && return 0
+		sleep 0.1
+	done
+	return 1
+}
 # t_listeners_gone BEFORE: wait (30 s at most) until no TCP listener but
 # those in BEFORE is left (a killed server's has gone).
 t_listeners_gone() {

@@ -33,20 +33,30 @@ done
 
 # Eight rping connections at once.
 many_rping() {
-	local i pids=() rc=0
+	local i st pids=() rc=0
 	for i in $(seq 1 8); do
 		rping -s -a $ip -p $((7000 + i)) -C 10 -S 1024 -V >/tmp/rs$i.log 2>&1 &
 	done
-	sleep 1
+	# Every server listens before its client connects (a loaded TCG
+	# guest can take more than a second to start eight).
+	for i in $(seq 1 8); do
+		t_port_listening $((7000 + i)) || echo "# server $i: no listener on port $((7000 + i))"
+	done
 	for i in $(seq 1 8); do
 		timeout 120 rping -c -a $ip -p $((7000 + i)) -C 10 -S 1024 -V -v >/tmp/rc$i.log 2>&1 &
 		pids+=($!)
 	done
-	for i in "${pids[@]}"; do wait "$i" || rc=1; done
-	wait
-	cat /tmp/rc*.log /tmp/rs*.log
 	for i in $(seq 1 8); do
-		[ "$(grep -c '^ping data: ' /tmp/rc$i.log)" -eq 10 ] || rc=1
+		wait "${pids[i - 1]}"
+		st=$?
+		[ "$st" -eq 0 ] || { rc=1; echo "# client $i: exit status $st"; }
+	done
+	wait
+	for i in $(seq 1 8); do
+		[ "$(grep -c '^ping data: ' /tmp/rc$i.log)" -eq 10 ] && continue
+		rc=1
+		echo "# client $i: $(grep -c '^ping data: ' /tmp/rc$i.log) of 10 pings; its log, then its server's:"
+		grep -v '^ping data: ' /tmp/rc$i.log /tmp/rs$i.log | tail -20
 	done
 	return $rc
 }

@@ -3,16 +3,26 @@
 # `make bench`: rddp beside siw in the same run, as ratios rddp/siw
 # (bandwidth: higher is better for rddp above 1; latency: lower is better
 # for rddp below 1), in two places that answer different questions:
-#  - two qemu guests over virtio-net (tests/vm/bench.sh): an SMP x86 guest
-#    and a real link, but every instruction emulated (TCG), so only the
-#    ratios carry meaning (BENCH_QEMU=0 skips it);
+#  - qemu (TCG; BENCH_QEMU=0 skips it): one guest over dummy0
+#    (tests/vm/bench-one.sh, as in UML below; BENCH_QEMU_ROUNDS rounds,
+#    default 1), then two guests over virtio-net (tests/vm/bench.sh):
+#    SMP x86 guests and a real link, but every instruction emulated, so
+#    only the ratios carry meaning;
 #  - User-Mode Linux over dummy0 (tests/vm/bench-one.sh, BENCH_UML=0 skips
 #    it): kernel code at native CPU speed on one CPU, the cost of each
 #    driver's kernel path; an instance per driver and round (a boot takes a
-#    second), medians of BENCH_ROUNDS rounds (default 3), drivers
-#    alternating; perftest, then rddp-bench, whose JSON per round and
-#    driver goes to build/bench/ and tools/bench-report.py tabulates
-#    (build/bench/report.md).
+#    second), medians of BENCH_ROUNDS rounds (default 3), the drivers
+#    (rddp, rddp without CRC, siw, and TCP: iperf3 over the same path)
+#    alternating; perftest, then rddp-bench.
+# rddp-bench's and iperf3's JSON per place, driver and round go to
+# build/bench/WHERE-DRIVER-ROUND.json (WHERE: uml, qemu1, qemu2), which
+# tools/bench-report.py tabulates and plots (build/bench/report-WHERE.md,
+# build/bench/plots/WHERE-{bandwidth,latency}.png).
+# BENCH=quick (make check): one UML round of every series, briefly, on
+# the debug UML kernel the check has built (BENCH_UML_KERNEL), and only a
+# check that every instance passed and every driver has every series: no
+# figure is judged. Its last line counts those checks. BENCH_BUILD=0: the
+# caller has built the module and the programs.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 cd "$RDDP_TOP"
@@ -46,50 +56,101 @@ table() {
 	}' "$1"
 }
 
-make -s userspace
 rc=0
-if [ "${BENCH_QEMU:-1}" = 1 ]; then
-	make -s kmod-stock
+mode=full rounds=${BENCH_ROUNDS:-3} qemu=${BENCH_QEMU:-1} uml=${BENCH_UML_KERNEL:-uml}
+if [ "${BENCH:-}" = quick ]; then
+	mode=quick rounds=1 qemu=${BENCH_QEMU:-0} uml=${BENCH_UML_KERNEL:-uml-debug}
+fi
+build=${BENCH_BUILD:-1}
+# A quick run's JSON and report do not replace a full run's.
+out=build/bench
+[ "$mode" = full ] || out=build/bench/quick
+[ "$build" = 0 ] || make -s userspace
+passed=0 failed=0
+count() { # RC: one check passed (0) or failed
+	if [ "$1" = 0 ]; then passed=$((passed + 1)); else failed=$((failed + 1)) rc=1; fi
+}
+# Debian's python3 (python3-matplotlib, make deps), not a PATH's other one.
+py=/usr/bin/python3
+[ -x "$py" ] || py=python3
+drivers=(rddp rddp-nocrc siw tcp)
+# A quick run's JSON and report do not replace a full run's.
+rm -rf "$out"/*.json "$out/plots"
+mkdir -p "$out" build/vm-results
+
+# report WHERE: rddp-bench's and iperf3's JSON of WHERE as
+# $out/report-WHERE.md and plots, every driver required.
+report() {
+	local where=$1 st=0
+	echo "== rddp-bench and iperf3 ($where; $out/report-$where.md)"
+	"$py" tools/bench-report.py --plots "$out/plots" --require "$(IFS=,; echo "${drivers[*]}")" \
+		"$out/$where"-*.json >"$out/report-$where.md" || st=$?
+	cat "$out/report-$where.md"
+	count "$st"
+}
+
+# one_guest WHERE KERNEL ROUNDS RUN-ARGS...: ROUNDS rounds of one instance
+# per driver (tests/vm/bench-one.sh), the drivers alternating; perftest's
+# medians, then the report.
+one_guest() {
+	local where=$1 kernel=$2 n=$3 round drv name r json all
+	shift 3
+	all=build/vm-results/bench-$where.txt
+	: >"$all"
+	: >"build/vm-results/bench-$where.log"
+	for round in $(seq "$n"); do
+		for drv in "${drivers[@]}"; do
+			name=bench-$where-$round-$drv
+			rddp_log "$where, round $round of $n: $drv"
+			r=0
+			bash tools/vm/run.sh --kernel "$kernel" --name "$name" --timeout 1800 "$@" \
+				tests/vm/bench-one.sh "$drv" "$mode" \
+				>>"build/vm-results/bench-$where.log" 2>&1 || r=$?
+			count "$r"
+			cat "build/vm-results/$name/a/bench.txt" >>"$all" 2>/dev/null ||
+				echo "# round $round, $drv: no results" >&2
+			json=rddp-bench.json
+			[ "$drv" = tcp ] && json=iperf3.json
+			cp "build/vm-results/$name/a/$json" "$out/$where-$drv-$round.json" 2>/dev/null ||
+				echo "# round $round, $drv: no $json" >&2
+		done
+	done
+	[ -s "$all" ] || { tail -30 "build/vm-results/bench-$where.log"; rddp_die "no results ($all)"; }
+	echo "== $where: perftest, one instance per driver and round over dummy0 (medians of $n)"
+	table <(grep -v '^tcp ' "$all") # iperf3's rates: the report's TCP table
+	grep -E '^vm-bench' "build/vm-results/bench-$where.log" || true
+	report "$where"
+}
+
+if [ "$qemu" = 1 ]; then
+	[ "$build" = 0 ] || make -s kmod-stock
 	ko=$(bash tools/vm/build-siw.sh)
-	rddp_log "two qemu guests (TCG): rddp, rddp without CRC, siw"
+	rddp_log "one qemu guest (TCG) over dummy0: ${drivers[*]}"
+	one_guest qemu1 stock "${BENCH_QEMU_ROUNDS:-1}" --ko build/kmod-stock/rddp.ko --ko "$ko"
+	rddp_log "two qemu guests (TCG): rddp, rddp without CRC, siw, and iperf3"
+	r=0
 	bash tools/vm/run.sh --kernel stock --topology two --name bench --timeout 2400 \
 		--ko build/kmod-stock/rddp.ko --ko-b "$ko" --ko-a "$ko" tests/vm/bench.sh \
-		>build/vm-results/bench.log 2>&1 || rc=$?
+		>build/vm-results/bench.log 2>&1 || r=$?
+	count "$r"
 	res=build/vm-results/bench/b/bench.txt
 	[ -s "$res" ] || { tail -30 build/vm-results/bench.log; rddp_die "no results ($res)"; }
 	echo "== two qemu guests over virtio-net (TCG; one run)"
-	table "$res"
-	grep -E '^vm-bench' build/vm-results/bench.log
+	table <(grep -v '^tcp ' "$res")
+	grep -E '^vm-bench' build/vm-results/bench.log || true
+	for drv in rddp rddp-nocrc siw; do
+		cp "build/vm-results/bench/b/rddp-bench-$drv.json" "$out/qemu2-$drv-1.json" ||
+			echo "# two qemu guests, $drv: no rddp-bench JSON" >&2
+	done
+	cp build/vm-results/bench/b/iperf3.json "$out/qemu2-tcp-1.json" ||
+		echo "# two qemu guests: no iperf3 JSON" >&2
+	report qemu2
 fi
 
 if [ "${BENCH_UML:-1}" = 1 ]; then
-	rounds=${BENCH_ROUNDS:-3}
-	rddp_log "User-Mode Linux, one instance per run: $rounds rounds of rddp, rddp without CRC, siw"
-	make -s kmod-uml
-	all=build/vm-results/bench-uml.txt
-	: >"$all"
-	# rddp-bench's JSON per round and driver (tools/bench-report.py)
-	mkdir -p build/bench
-	rm -f build/bench/uml-*.json
-	: >build/vm-results/bench-uml.log
-	for round in $(seq "$rounds"); do
-		for drv in rddp rddp-nocrc siw; do
-			name=bench-uml-$round-$drv
-			bash tools/vm/run.sh --kernel uml --name "$name" --timeout 900 \
-				--ko build/kmod-uml/rddp.ko tests/vm/bench-one.sh "$drv" \
-				>>build/vm-results/bench-uml.log 2>&1 || rc=$?
-			cat "build/vm-results/$name/a/bench.txt" >>"$all" 2>/dev/null ||
-				echo "# round $round, $drv: no results" >&2
-			cp "build/vm-results/$name/a/rddp-bench.json" \
-				"build/bench/uml-$drv-$round.json" 2>/dev/null ||
-				echo "# round $round, $drv: no rddp-bench JSON" >&2
-		done
-	done
-	[ -s "$all" ] || { tail -30 build/vm-results/bench-uml.log; rddp_die "no results ($all)"; }
-	echo "== one User-Mode Linux instance over dummy0 (native speed, one CPU; medians of $rounds)"
-	table "$all"
-	grep -E '^vm-bench' build/vm-results/bench-uml.log
-	echo "== rddp-bench in the same instances (medians of $rounds; build/bench/report.md)"
-	python3 tools/bench-report.py build/bench/uml-*.json | tee build/bench/report.md || rc=$?
+	[ "$build" = 0 ] || make -s "kmod-$uml"
+	rddp_log "User-Mode Linux ($uml), one instance per run: $rounds rounds of ${drivers[*]} ($mode)"
+	one_guest uml "$uml" "$rounds" --ko "build/kmod-$uml/rddp.ko"
 fi
+[ "$mode" = full ] || echo "bench: $passed passed, $failed failed, 0 skipped"
 exit "$rc"

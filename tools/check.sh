@@ -160,6 +160,9 @@ fi
 (
 	quiet=1
 	uml "${uml_tests[@]}" two faults
+	# make bench's quick mode: every series (rddp, rddp without CRC, siw,
+	# TCP) once, on the kernel and module built above; no figure judged.
+	suite uml-debug-bench-quick env BENCH=quick BENCH_BUILD=0 bash tools/bench.sh
 ) &
 uml_lane=$!
 # A failed build ends this script: the lane goes with it (its running

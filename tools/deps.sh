@@ -13,6 +13,8 @@ pkgs=(
 	libbenchmark-dev libnl-3-dev libnl-genl-3-dev libibverbs-dev librdmacm-dev lcov
 	nlohmann-json3-dev
 	python3 rsync zstd
+	# make bench: plots (tools/bench-report.py)
+	python3-matplotlib
 	# VM harness and the tools tests run inside the guest
 	qemu-system-x86 busybox-static bash iproute2 rdma-core ibverbs-utils
 	ibverbs-providers perftest rdmacm-utils iperf3 tcpdump tshark jq

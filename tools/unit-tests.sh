@@ -1,12 +1,13 @@
 #!/bin/bash
 # Build and run the GoogleTest suites: the protocol core (rddp_unit_tests),
 # rddpctl (rddpctl_unit_tests) and rddp-bench's pure parts
-# (rddp_bench_unit_tests).
+# (rddp_bench_unit_tests), and make bench-core's loopback pipeline
+# (rddp_loopback_tests).
 # Final line: "unit: N passed, N failed, N skipped", summed over all.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 B=build/cmake
-TESTS=(rddp_unit_tests rddpctl_unit_tests rddp_bench_unit_tests)
+TESTS=(rddp_unit_tests rddpctl_unit_tests rddp_bench_unit_tests rddp_loopback_tests)
 if [ ! -f "$B/Makefile" ] && [ ! -f "$B/build.ninja" ]; then
 	cmake -S . -B "$B" >/dev/null || { echo "unit: 0 passed, 1 failed, 0 skipped"; exit 1; }
 fi

@@ -8,7 +8,8 @@
  * vectors are the inverted values (32 zero bytes -> 0x8a9136aa).
  *
  * Kernel: kmod/crc32c_kernel.c (libcrc32c). User space:
- * userspace/core/crc32c.c (slicing-by-8, SSE4.2 when available).
+ * userspace/core/crc32c.c (slicing-by-8, SSE4.2 when available, three
+ * streams at a time on long buffers).
  */
 #ifndef RDDP_CRC32C_H
 #define RDDP_CRC32C_H

@@ -75,15 +75,15 @@ TEST_P(Crc32cTest, ChainingAndAlignmentMatchOneShot) {
   }
 }
 
-// Lengths around the SSE4.2 code's three-stream rounds (768 and 12288
+// Lengths around the SSE4.2 code's three-stream rounds (192, 768 and 12288
 // octets), up to past a 64 KiB FPDU, at several alignments; and chained
 // calls that cut a round.
 TEST_P(Crc32cTest, LongBuffersMatchBitwise) {
   std::mt19937 rng(777);
   std::vector<uint8_t> buf(70000 + 8);
   for (auto& b : buf) b = static_cast<uint8_t>(rng());
-  for (const size_t len :
-       {767, 768, 769, 1536, 2311, 12287, 12288, 12289, 13056, 24576, 65535, 65536, 70000}) {
+  for (const size_t len : {191, 192, 193, 383, 508, 767, 768, 769, 1536, 2311, 12287, 12288, 12289,
+                           13056, 24576, 65535, 65536, 70000}) {
     for (const size_t off : {0, 1, 7}) {
       const uint8_t* p = buf.data() + off;
       ASSERT_EQ(rddp_crc32c(~0U, p, len), Bitwise(~0U, p, len)) << len << " octets at +" << off;

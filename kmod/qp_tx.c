@@ -16,7 +16,11 @@
  * with sendpage, the FPDU's own header, markers, pad and CRC are copied. A
  * Write or Send sent so completes only when TCP has acknowledged its last
  * octet: until then a retransmission reads the application's buffer, which
- * the completion hands back.
+ * the completion hands back. Writes and Sends below RDDP_TX_ZCOPY_MIN are
+ * copied: they complete as soon as TCP holds them, where waiting for an
+ * ACK would cost more than the copy saves (a peer that delays its ACKs
+ * holds them up to 40 ms). Read Responses complete nothing here: they are
+ * lent at any size.
  */
 #include <linux/mm.h>
 #include <linux/net.h>
@@ -36,6 +40,8 @@
  * hold the caller long.
  */
 #define RDDP_TX_INLINE_BUDGET	16
+/* Writes and Sends shorter than this are copied, never lent (see above). */
+#define RDDP_TX_ZCOPY_MIN	(16 * 1024)
 
 /*
  * The TX work items' queue: per CPU and high priority, so a work item runs
@@ -612,6 +618,8 @@ static struct page *rddp_tx_lendable(const struct rddp_stream *s, const u8 *p)
 
 	if (!s->p.tx_zcopy || rddp_tx_own(s, p) || !virt_addr_valid(p) ||
 	    !(s->sock->sk->sk_route_caps & NETIF_F_SG))
+		return NULL;
+	if (s->tx_kind == RDDP_TX_SQE && s->tx_len < RDDP_TX_ZCOPY_MIN)
 		return NULL;
 	page = virt_to_page(p);
 	return sendpage_ok(page) ? page : NULL;

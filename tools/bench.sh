@@ -74,8 +74,6 @@ count() { # RC: one check passed (0) or failed
 py=/usr/bin/python3
 [ -x "$py" ] || py=python3
 drivers=(rddp rddp-nocrc siw tcp)
-# A quick run's JSON and report do not replace a full run's.
-rm -rf "$out"/*.json "$out/plots"
 mkdir -p "$out" build/vm-results
 
 # report WHERE: rddp-bench's and iperf3's JSON of WHERE as
@@ -89,14 +87,15 @@ report() {
 	count "$st"
 }
 
-# one_guest WHERE KERNEL ROUNDS RUN-ARGS...: ROUNDS rounds of one instance
-# per driver (tests/vm/bench-one.sh), the drivers alternating; perftest's
-# medians, then the report.
+# one_guest WHERE KERNEL ROUNDS MODE RUN-ARGS...: ROUNDS rounds of one
+# instance per driver (tests/vm/bench-one.sh DRIVER MODE), the drivers
+# alternating; perftest's medians, then the report.
 one_guest() {
-	local where=$1 kernel=$2 n=$3 round drv name r json all
-	shift 3
+	local where=$1 kernel=$2 n=$3 m=$4 round drv name r json all
+	shift 4
 	all=build/vm-results/bench-$where.txt
 	: >"$all"
+	rm -f "$out/$where"-*.json "$out/plots/$where"-*.png
 	: >"build/vm-results/bench-$where.log"
 	for round in $(seq "$n"); do
 		for drv in "${drivers[@]}"; do
@@ -104,7 +103,7 @@ one_guest() {
 			rddp_log "$where, round $round of $n: $drv"
 			r=0
 			bash tools/vm/run.sh --kernel "$kernel" --name "$name" --timeout 1800 "$@" \
-				tests/vm/bench-one.sh "$drv" "$mode" \
+				tests/vm/bench-one.sh "$drv" "$m" \
 				>>"build/vm-results/bench-$where.log" 2>&1 || r=$?
 			count "$r"
 			cat "build/vm-results/$name/a/bench.txt" >>"$all" 2>/dev/null ||
@@ -126,7 +125,9 @@ if [ "$qemu" = 1 ]; then
 	[ "$build" = 0 ] || make -s kmod-stock
 	ko=$(bash tools/vm/build-siw.sh)
 	rddp_log "one qemu guest (TCG) over dummy0: ${drivers[*]}"
-	one_guest qemu1 stock "${BENCH_QEMU_ROUNDS:-1}" --ko build/kmod-stock/rddp.ko --ko "$ko"
+	m=short
+	[ "$mode" = quick ] && m=quick
+	one_guest qemu1 stock "${BENCH_QEMU_ROUNDS:-1}" "$m" --ko build/kmod-stock/rddp.ko --ko "$ko"
 	rddp_log "two qemu guests (TCG): rddp, rddp without CRC, siw, and iperf3"
 	r=0
 	bash tools/vm/run.sh --kernel stock --topology two --name bench --timeout 2400 \
@@ -138,6 +139,7 @@ if [ "$qemu" = 1 ]; then
 	echo "== two qemu guests over virtio-net (TCG; one run)"
 	table <(grep -v '^tcp ' "$res")
 	grep -E '^vm-bench' build/vm-results/bench.log || true
+	rm -f "$out"/qemu2-*.json "$out"/plots/qemu2-*.png
 	for drv in rddp rddp-nocrc siw; do
 		cp "build/vm-results/bench/b/rddp-bench-$drv.json" "$out/qemu2-$drv-1.json" ||
 			echo "# two qemu guests, $drv: no rddp-bench JSON" >&2
@@ -150,7 +152,7 @@ fi
 if [ "${BENCH_UML:-1}" = 1 ]; then
 	[ "$build" = 0 ] || make -s "kmod-$uml"
 	rddp_log "User-Mode Linux ($uml), one instance per run: $rounds rounds of ${drivers[*]} ($mode)"
-	one_guest uml "$uml" "$rounds" --ko "build/kmod-$uml/rddp.ko"
+	one_guest uml "$uml" "$rounds" "$mode" --ko "build/kmod-$uml/rddp.ko"
 fi
 [ "$mode" = full ] || echo "bench: $passed passed, $failed failed, 0 skipped"
 exit "$rc"

@@ -13,14 +13,15 @@
 # tools/bench.sh boots one instance per driver and round, the drivers
 # alternating, and takes the medians. The module is never unloaded:
 # power-off ends the round. With the second argument `quick` (BENCH=quick,
-# make check) every series runs briefly: a smoke run, its figures noise.
+# make check) every series runs briefly: a smoke run, its figures noise;
+# `short`: fewer sizes (make bench's qemu guest, where all is emulated).
 # UML has no preemption, so busy-polling latency tests measure the scheduler
 # tick: latency runs with -e (completion events).
 set -u
 # shellcheck source=tests/vm/lib.sh
 . "$(dirname "$0")/lib.sh"
 
-drv=${1:?usage: bench-one.sh rddp|rddp-nocrc|siw|tcp [quick]}
+drv=${1:?usage: bench-one.sh rddp|rddp-nocrc|siw|tcp [full|short|quick]}
 mode=${2:-full}
 out=$RDDP_RESULTS/bench.txt
 : >"$out"
@@ -31,6 +32,8 @@ t_run "setup_dummy" setup_dummy
 # plots' x axis), latency sizes, and the time per benchmark.
 if [ "$mode" = quick ]; then
 	bw_sizes=4K,64K lat_sizes=64 min_time=0.05 iters=100 tcp_secs=1
+elif [ "$mode" = short ]; then # make bench's qemu guest: every instruction emulated
+	bw_sizes=4K,64K,1M lat_sizes=64 min_time=0.2 iters=1000 tcp_secs=2
 else
 	bw_sizes=64,256,1K,4K,16K,64K,256K,1M lat_sizes=64,1K,16K min_time=0.3 iters=1000 tcp_secs=2
 fi

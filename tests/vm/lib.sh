@@ -176,7 +176,20 @@ rping_client() {
 	cat /tmp/rping-c.log
 	[ "$rc" -eq 0 ] && [ "$(grep -c '^ping data: ' /tmp/rping-c.log)" -eq "$1" ]
 }
-perf_server() { timeout 120 "$@" -R -d "$RDDP_DEV" -F; }
+# Line-buffered: a server killed by its timeout leaves what it printed.
+# After a timeout, the kernel's view (seen once: a server that never
+# listened in 120 s, its output lost to the pipe's buffer).
+perf_server() {
+	timeout 120 stdbuf -oL "$@" -R -d "$RDDP_DEV" -F
+	local rc=$?
+	if [ "$rc" -eq 124 ]; then
+		echo "# timed out; cm_ids, QPs and TCP listeners now:"
+		rdma res show cm_id
+		rdma res show qp
+		_t_listeners
+	fi
+	return "$rc"
+}
 perf_client() { timeout 120 "$@" -R -d "$RDDP_DEV" -F "$RDDP_PEER_IP"; }
 
 # The client connects once the server listens, not after a fixed delay: the

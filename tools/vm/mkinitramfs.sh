@@ -120,6 +120,8 @@ done
 for a in "$root"/bin/*; do ln -s "../bin/${a##*/}" "$root/sbin/${a##*/}"; done
 # glibc dlopens libgcc_s for pthread_exit; ldd does not list it.
 copy_with_libs "$(ldconfig -p | awk '/libgcc_s.so.1 .*x86-64/ {print $NF; exit}')"
+# stdbuf preloads its library (perf_server line-buffers perftest with it).
+copy_with_libs /usr/libexec/coreutils/libstdbuf.so
 # rdma-core providers are dlopened too: the siw provider drives siw and rddp.
 for f in /usr/lib/x86_64-linux-gnu/libibverbs/libsiw-*.so; do copy_with_libs "$f"; done
 mkdir -p "$root/etc/libibverbs.d"

@@ -170,15 +170,21 @@ boot_qemu() {
 # each gets its end of the wire as descriptor 3, UML's vector driver sends
 # and receives its frames there (vec0, which guest-init names eth0).
 boot_uml() {
-	local r=$1 wire=()
+	local r=$1 wire=() pin=()
 	mkdir -p "$res/uml-$r"
+	# RDDP_UML_CPU=N: the instance and every process it starts on host
+	# CPU N only. UML runs each guest syscall as a ptrace stop between two
+	# host processes; on one CPU that is a plain context switch, across
+	# CPUs a wake-up of an idle CPU, whose cost depends on the host's load
+	# (make bench pins for steadier figures).
+	[ -n "${RDDP_UML_CPU:-}" ] && pin=(taskset -c "$RDDP_UML_CPU")
 	if [ "$topology" = two ]; then
 		wire=(python3 "$RDDP_TOP/tools/vm/uml-wire.py" attach "$res" 3)
 		set -- "vec0:transport=fd,fd=3,mac=52:54:00:12:34:0$r"
 	else
 		set --
 	fi
-	TMPDIR=/dev/shm timeout -k 10 $((timeout + 240)) "${wire[@]}" "${bzimage[$r]}" "$@" \
+	TMPDIR=/dev/shm timeout -k 10 $((timeout + 240)) "${pin[@]}" "${wire[@]}" "${bzimage[$r]}" "$@" \
 		mem="${RDDP_UML_MEM:-2G}" initrd="${initrd[$r]}" con0=null,fd:1 con=null \
 		uml_dir="$res/uml-$r" umid="rddp-$r" panic=-1 oops=panic kmemleak=off \
 		rddp_vm.role="$r" rddp_vm.kernel="${gkernel[$r]}" rddp_vm.timeout="$timeout" \

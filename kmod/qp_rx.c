@@ -541,24 +541,6 @@ static void rddp_rx_watch(struct rddp_stream *s)
 	WRITE_ONCE(s->rx_in_fpdu, in);
 }
 
-/*
- * After a read that consumed data: the ACK TCP owes for it goes out now,
- * not when the delayed-ACK timer fires (40 ms and more; RFC 1122 §4.2.3.2
- * lets a receiver acknowledge any segment at once). An iWARP Data Source
- * may complete a message only once TCP has acknowledged it, as an RNIC
- * that retransmits from the application's buffer must and as rddp's own
- * zero-copy TX does (qp_tx.c): with few messages outstanding, a receiver
- * that delays its ACKs clocks such a sender at one window per delayed ACK.
- * On a busy stream TCP has acknowledged every second full segment itself,
- * so this adds at most one ACK per read. The socket is locked (by the
- * softirq or by its owner): TCP sends ACKs in both.
- */
-static void rddp_rx_ack_now(struct sock *sk)
-{
-	if (inet_csk_ack_scheduled(sk))
-		__tcp_send_ack(sk, READ_ONCE(tcp_sk(sk)->rcv_nxt));
-}
-
 /* Caller holds the socket lock and sk_callback_lock (read). */
 static void rddp_rx_read(struct sock *sk, struct rddp_stream *s)
 {
@@ -566,8 +548,7 @@ static void rddp_rx_read(struct sock *sk, struct rddp_stream *s)
 
 	if (s->rx_stopped)
 		return;
-	if (tcp_read_sock(sk, &desc, rddp_rx_actor) > 0)
-		rddp_rx_ack_now(sk);
+	tcp_read_sock(sk, &desc, rddp_rx_actor);
 	rddp_rx_watch(s);
 }
 

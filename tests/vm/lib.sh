@@ -176,19 +176,29 @@ rping_client() {
 	cat /tmp/rping-c.log
 	[ "$rc" -eq 0 ] && [ "$(grep -c '^ping data: ' /tmp/rping-c.log)" -eq "$1" ]
 }
-# Line-buffered: a server killed by its timeout leaves what it printed.
-# After a timeout, the kernel's view (seen once: a server that never
-# listened in 120 s, its output lost to the pipe's buffer).
+# Line-buffered, so that what a server printed survives its timeout
+# (120 s). One that times out first shows the kernel's view: its threads'
+# kernel stacks, the cm_ids, QPs and TCP listeners (seen: a server that
+# printed "Waiting for client to connect..." and then had no cm_id).
 perf_server() {
-	timeout 120 stdbuf -oL "$@" -R -d "$RDDP_DEV" -F
-	local rc=$?
-	if [ "$rc" -eq 124 ]; then
-		echo "# timed out; cm_ids, QPs and TCP listeners now:"
-		rdma res show cm_id
-		rdma res show qp
-		_t_listeners
-	fi
-	return "$rc"
+	local pid i t
+	stdbuf -oL "$@" -R -d "$RDDP_DEV" -F &
+	pid=$!
+	for ((i = 0; i < 1200; i++)); do
+		kill -0 "$pid" 2>/dev/null || { wait "$pid"; return; }
+		sleep 0.1
+	done
+	echo "# timed out; its threads' kernel stacks, cm_ids, QPs and TCP listeners now:"
+	for t in /proc/"$pid"/task/*; do
+		echo "# ${t##*/} $(cat "$t/comm" 2>/dev/null) $(cat "$t/wchan" 2>/dev/null)"
+		cat "$t/stack" 2>/dev/null
+	done
+	rdma res show cm_id
+	rdma res show qp
+	_t_listeners
+	kill "$pid" 2>/dev/null
+	wait "$pid"
+	return 124
 }
 perf_client() { timeout 120 "$@" -R -d "$RDDP_DEV" -F "$RDDP_PEER_IP"; }
 

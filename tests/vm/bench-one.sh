@@ -40,25 +40,13 @@ fi
 
 # iperf3 over the same path, one run per size; the JSON documents are
 # gathered into one array for tools/bench-report.py.
-# iperf3_listening: waits (5 s at most) for iperf3's port 5201 (0x1451) in
-# LISTEN (state 0A) in /proc/net/tcp.
-iperf3_listening() {
-	local i
-	for i in $(seq 50); do
-		awk '$2 ~ /:1451$/ && $4 == "0A" { found = 1 } END { exit !found }' /proc/net/tcp &&
-			return 0
-		sleep 0.1
-	done
-	t_fail "iperf3 server listening"
-}
-
 if [ "$drv" = tcp ]; then
 	docs=()
 	for size in ${bw_sizes//,/ }; do
 		bytes=${size//K/*1024}
 		bytes=$((${bytes//M/*1048576}))
 		t_run "iperf3 server" iperf3 -s -D -1 -B "$ip" --logfile /tmp/iperf3-s.log
-		iperf3_listening
+		t_port_listening 5201 5 || t_fail "iperf3 server listening on port 5201"
 		t_run "tcp iperf3 $size" timeout 60 iperf3 -c "$ip" -l "$bytes" -t "$tcp_secs" -J \
 			--logfile "/tmp/iperf3-$bytes.json"
 		docs+=("/tmp/iperf3-$bytes.json")

@@ -12,7 +12,8 @@ the first table gives the median over the rounds, with min and max, and the
 ratio of each driver's median to the base driver's (siw unless --base says
 otherwise): above 1 is better for bandwidth and setup rate, below 1 for
 latency. The second table sets each driver's bandwidth beside TCP's at the
-same message size. --plots DIR draws bandwidth and latency against message
+same message size; the third holds the costs: CPU seconds per GB of each
+bandwidth benchmark and memory per QP (rddp-bench's qp_memory). --plots DIR draws bandwidth and latency against message
 size, one line per driver, as DIR/<where>-bandwidth.png and
 DIR/<where>-latency.png (matplotlib). --require LIST (comma-separated
 drivers): exit 1 unless each of them has every series the others have (the
@@ -33,7 +34,14 @@ METRICS = {
     "lat": ("p50_us", "µs p50", 1.0, False),
     "lat99": ("p99_us", "µs p99", 1.0, False),
     "connect": ("connects_per_second", "conn/s", 1.0, True),
+    "cpu": ("cpu_s_per_gb", "CPU s/GB", 1.0, False),
+    "kmem": ("kernel_kib_per_qp", "KiB/QP kernel", 1.0, False),
+    "umem": ("used_kib_per_qp", "KiB/QP used", 1.0, False),
 }
+# Kinds in the table of costs rather than the first; and kinds --require
+# does not ask for: CPU time is counted in clock ticks, none in a short run.
+COST = ("cpu", "kmem", "umem")
+OPTIONAL = ("cpu", "umem")
 TCP = "tcp"
 OPS = ["write", "read", "send"]  # the plots' order
 
@@ -43,11 +51,13 @@ NAME_RE = re.compile(r"(?:^|/)(?P<where>[^/]*?)-(?P<driver>[a-z][a-z-]*)-(?P<rou
 def kinds(name):
     """The metrics that apply to benchmark @name."""
     if "_bw/" in name:
-        return ["bw"]
+        return ["bw", "cpu"]
     if "_lat/" in name:
         return ["lat", "lat99"]
     if name.startswith("connect"):
         return ["connect"]
+    if name.startswith("qp_memory/"):
+        return ["kmem", "umem"]
     return []
 
 
@@ -72,6 +82,8 @@ def parse_name(name):
         if key == "size" and val.isdigit():
             info["size"] = int(val)
             out.append(size_text(int(val)))
+        elif key == "qps" and info["test"] == "memory":
+            out.append(f"{val} QPs")
         elif key in ("depth", "qps"):
             out.append(f"{key[0]}{val}")
     return " ".join(out), info
@@ -147,13 +159,17 @@ def markdown(head, rows):
     return "\n".join(lines)
 
 
-def render(res, base):
+def render(res, base, costs=False):
+    """The benchmarks' figures (or with @costs, CPU time and memory) per
+    driver, with the ratios to @base."""
     drivers = res.drivers(base)
     others = [d for d in drivers if d != base]
     head = ["benchmark", "unit"] + [f"{d} median (min–max)" for d in drivers]
     head += [f"{d}/{base}" for d in others]
     rows = []
     for (name, kind), per in res.table.items():
+        if (kind in COST) != costs:
+            continue
         med = res.medians(name, kind)
         row = [name, METRICS[kind][1]]
         row += [spread(per[d]) if per.get(d) else "–" for d in drivers]
@@ -190,7 +206,8 @@ def missing_series(res, required):
             sizes = {res.info[n]["size"] for (n, k) in res.table if k == "bw"}
             missing += [(f"iperf3 {size_text(s)}", d) for s in sorted(sizes) if not res.tcp.get(s)]
             continue
-        missing += [(n, d) for (n, k), per in res.table.items() if not per.get(d)]
+        missing += [(n, d) for (n, k), per in res.table.items()
+                    if k not in OPTIONAL and not per.get(d)]
     return list(dict.fromkeys(missing))  # a latency benchmark has two metrics
 
 
@@ -273,6 +290,12 @@ def main(argv):
         print("bench-report: no results", file=sys.stderr)
         return 1
     print(render(res, opts["base"]))
+    costs = render(res, opts["base"], costs=True)
+    if costs.count("\n") > 1:
+        print("\nCosts: CPU seconds of the whole system per GB moved (both ends in "
+              "loopback), and memory per QP (/proc/meminfo: Slab + VmallocUsed, and "
+              "MemFree consumed; both ends' QPs in loopback). Lower is better:\n")
+        print(costs)
     tcp = render_tcp(res, opts["base"])
     if tcp:
         print("\nAgainst TCP over the same path (iperf3, same message size):\n")

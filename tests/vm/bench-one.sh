@@ -30,16 +30,18 @@ t_run "setup_dummy" setup_dummy
 
 # Message sizes of rddp-bench's bandwidth runs and of iperf3's writes (the
 # plots' x axis), latency sizes, and the time per benchmark.
+# Memory per QP is read at these connection counts (each with a QP at
+# both ends in loopback).
 if [ "$mode" = quick ]; then
-	bw_sizes=4K,64K lat_sizes=64 min_time=0.05 iters=100 tcp_secs=1
+	bw_sizes=4K,64K lat_sizes=64 min_time=0.05 iters=100 tcp_secs=1 mem_qps=100
 elif [ "$mode" = short ]; then # make bench's qemu guest: every instruction emulated
-	bw_sizes=4K,64K,1M lat_sizes=64 min_time=0.2 iters=1000 tcp_secs=2
+	bw_sizes=4K,64K,1M lat_sizes=64 min_time=0.2 iters=1000 tcp_secs=2 mem_qps=100,1000
 else
 	bw_sizes=64,256,1K,4K,16K,64K,256K,1M lat_sizes=64,1K,16K min_time=0.3 iters=1000 tcp_secs=2
+	mem_qps=1,100,1000
 fi
 
-# iperf3 over the same path, one run per size; the JSON documents are
-# gathered into one array for tools/bench-report.py.
+# iperf3 over the same path, one run per size (lib.sh's iperf3_client).
 if [ "$drv" = tcp ]; then
 	docs=()
 	for size in ${bw_sizes//,/ }; do
@@ -47,18 +49,10 @@ if [ "$drv" = tcp ]; then
 		bytes=$((${bytes//M/*1048576}))
 		t_run "iperf3 server" iperf3 -s -D -1 -B "$ip" --logfile /tmp/iperf3-s.log
 		t_port_listening 5201 5 || t_fail "iperf3 server listening on port 5201"
-		t_run "tcp iperf3 $size" timeout 60 iperf3 -c "$ip" -l "$bytes" -t "$tcp_secs" -J \
-			--logfile "/tmp/iperf3-$bytes.json"
+		iperf3_client "$ip" "$bytes" "$tcp_secs" "$out"
 		docs+=("/tmp/iperf3-$bytes.json")
-		v=$(jq '.end.sum_received.bits_per_second / 8e6 | floor' "/tmp/iperf3-$bytes.json")
-		echo "tcp iperf3 $bytes ${v:-?} MB/s" >>"$out"
 	done
-	# shellcheck disable=SC2016 # expanded by sh -c
-	t_run "iperf3 results as one JSON array" sh -c 'jq -s . "$@" >"$0"' \
-		"$RDDP_RESULTS/iperf3.json" "${docs[@]}"
-	t_run "every iperf3 run measured a rate" \
-		jq -e 'length > 0 and all(.[]; .end.sum_received.bits_per_second > 0)' \
-		"$RDDP_RESULTS/iperf3.json"
+	iperf3_gather "$RDDP_RESULTS/iperf3.json" "${docs[@]}"
 	exit 0
 fi
 
@@ -114,12 +108,12 @@ done
 
 # rddp-bench (userspace/rddp-bench) on the same device: Write, Read and
 # Send bandwidth over the sizes above (queue depth 16, one QP), latency
-# (p50/p99/p99.9), the connection setup rate, as Google Benchmark JSON
-# that tools/bench.sh collects under build/bench/ and tools/bench-report.py
-# tabulates and plots.
+# (p50/p99/p99.9), the connection setup rate and memory per QP, as Google
+# Benchmark JSON that tools/bench.sh collects under build/bench/ and
+# tools/bench-report.py tabulates and plots.
 t_run "modprobe rdma_ucm" modprobe rdma_ucm
-t_run "$drv rddp-bench: bw $bw_sizes, latency $lat_sizes, setup rate" \
+t_run "$drv rddp-bench: bw $bw_sizes, latency $lat_sizes, setup rate, memory at $mem_qps QPs" \
 	timeout 900 /rddp/build/cmake/userspace/rddp-bench/rddp-bench --loopback $ip \
-	--sizes "$bw_sizes" --lat-sizes "$lat_sizes" --tests bw,lat,conn \
+	--sizes "$bw_sizes" --lat-sizes "$lat_sizes" --tests bw,lat,conn,mem --mem-qps "$mem_qps" \
 	--benchmark_min_time="$min_time" \
 	--benchmark_out="$RDDP_RESULTS/rddp-bench.json" --benchmark_out_format=json

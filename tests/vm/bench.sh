@@ -16,33 +16,42 @@ set -u
 
 out=$RDDP_RESULTS/bench.txt
 : >"$out"
-# perf_value TOOL ARGS: the client's average (bw, MB/s) or typical (lat, us)
+# row: the result line of perftest's output (stdin): average MB/s (bw) or typical µs (lat)
 row() { awk '$1 ~ /^[0-9]+$/ && NF >= 4 { r = $0 } END { print r }'; }
+
+# bench_client ARGS: perf_client, its output kept in /tmp/bench-client.out
+bench_client() {
+	local rc
+	perf_client "$@" >/tmp/bench-client.out 2>&1
+	rc=$?
+	cat /tmp/bench-client.out
+	return "$rc"
+}
 
 bench=/rddp/build/cmake/userspace/rddp-bench/rddp-bench
 sizes=(4096 65536)
 
 # iperf3 over the link, one run per size: the ceiling of a socket there.
+# The client starts once the server listens (lib.sh's t_port_listening).
 t_barrier up
 docs=()
 for size in "${sizes[@]}"; do
+	mark=/results/listen-iperf3-$size
 	if [ "$RDDP_ROLE" = a ]; then
-		t_run "iperf3 server ($size)" iperf3 -s -1 -B "$RDDP_LOCAL_IP"
+		iperf3 -s -1 -B "$RDDP_LOCAL_IP" >"/tmp/iperf3-s-$size.log" 2>&1 &
+		spid=$!
+		t_run "iperf3 server listening ($size)" t_port_listening 5201 30 && : >"$mark"
+		if wait "$spid"; then t_ok "iperf3 server served ($size)"; else
+			t_fail "iperf3 server served ($size)" "$(tail -5 "/tmp/iperf3-s-$size.log")"
+		fi
 	else
-		sleep 2
-		t_run "tcp iperf3 $size" timeout 60 iperf3 -c "$RDDP_PEER_IP" -l "$size" -t 5 -J \
-			--logfile "/tmp/iperf3-$size.json"
+		_t_wait_listen "$mark" "iperf3 server"
+		iperf3_client "$RDDP_PEER_IP" "$size" 5 "$out"
 		docs+=("/tmp/iperf3-$size.json")
-		v=$(jq '.end.sum_received.bits_per_second / 8e6 | floor' "/tmp/iperf3-$size.json")
-		echo "tcp iperf3 $size ${v:-?} MB/s" >>"$out"
 	fi
 	t_barrier "iperf3-$size" 120
 done
-if [ "$RDDP_ROLE" = b ]; then
-	# shellcheck disable=SC2016 # expanded by sh -c
-	t_run "iperf3 results as one JSON array" sh -c 'jq -s . "$@" >"$0"' \
-		"$RDDP_RESULTS/iperf3.json" "${docs[@]}"
-fi
+[ "$RDDP_ROLE" = b ] && iperf3_gather "$RDDP_RESULTS/iperf3.json" "${docs[@]}"
 
 # rddp_bench DRIVER: rddp-bench's server in a, its client in b.
 rddp_bench() {
@@ -87,20 +96,17 @@ for drv in rddp rddp-nocrc siw; do
 		"ib_write_bw 4096" "ib_write_lat 64" "ib_read_lat 64" "ib_send_lat 64"; do
 		set -- $t
 		tool=$1 size=$2
-		case $tool in *_bw) n=1000 ;; *) n=1000 ;; esac
-		if [ "$RDDP_ROLE" = a ]; then
-			t_run "$drv $tool $size (server)" perf_server "$tool" -s "$size" -n "$n"
-		else
-			sleep 2
-			r=$(timeout 180 "$tool" -R -d "$RDDP_DEV" -F -s "$size" -n "$n" "$RDDP_PEER_IP" 2>/dev/null | row)
-			case $tool in
-			*_bw) v=$(awk '{print $4}' <<<"$r") unit=MB/s ;;
-			*) v=$(awk '{print $5}' <<<"$r") unit=us ;;
-			esac
-			echo "$drv $tool $size ${v:-?} $unit" >>"$out"
-			t_like "$drv $tool $size (client): $v $unit" '^[0-9.]+$' echo "${v:-}"
-		fi
-		t_barrier "$drv-$tool-$size" 240
+		n=1000
+		# The client starts once the server listens (lib.sh's both).
+		both a "$drv $tool $size" perf_server bench_client "$tool" -s "$size" -n "$n"
+		[ "$RDDP_ROLE" = b ] || continue
+		r=$(row </tmp/bench-client.out)
+		case $tool in
+		*_bw) v=$(awk '{print $4}' <<<"$r") unit=MB/s ;;
+		*) v=$(awk '{print $5}' <<<"$r") unit=us ;;
+		esac
+		echo "$drv $tool $size ${v:-?} $unit" >>"$out"
+		t_like "$drv $tool $size (client): ${v:-?} $unit" '^[0-9.]+$' echo "${v:-}"
 	done
 	rddp_bench "$drv"
 	t_run "rdma link delete" rdma link delete "$RDDP_DEV"

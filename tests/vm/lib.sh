@@ -330,6 +330,28 @@ _t_client() { # NAME FN ARGS...
 		: >"/results/retry-$name-$try"
 	done
 }
+# make bench's TCP ceiling: iperf3 over the path under test, one run per
+# write size. iperf3_client ADDR BYTES SECONDS OUT runs one client against
+# the server at ADDR (port 5201), keeps its -J document as
+# /tmp/iperf3-BYTES.json and appends "tcp iperf3 BYTES MB/s-figure MB/s" to
+# OUT; iperf3_gather JSON DOCS... writes the documents as one JSON array
+# (what tools/bench-report.py reads) and checks each measured a rate.
+iperf3_client() {
+	local addr=$1 bytes=$2 secs=$3 out=$4 v
+	t_run "tcp iperf3 $bytes" timeout 60 iperf3 -c "$addr" -l "$bytes" -t "$secs" -J \
+		--logfile "/tmp/iperf3-$bytes.json"
+	v=$(jq '.end.sum_received.bits_per_second / 8e6 | floor' "/tmp/iperf3-$bytes.json")
+	echo "tcp iperf3 $bytes ${v:-?} MB/s" >>"$out"
+}
+iperf3_gather() {
+	local json=$1
+	shift
+	# shellcheck disable=SC2016 # expanded by sh -c
+	t_run "iperf3 results as one JSON array" sh -c 'jq -s . "$@" >"$0"' "$json" "$@"
+	t_run "every iperf3 run measured a rate" \
+		jq -e 'length > 0 and all(.[]; .end.sum_received.bits_per_second > 0)' "$json"
+}
+
 # both SERVER-ROLE NAME SERVER-FN CLIENT-FN ARGS...: one exchange, the client
 # starting when the server listens, then a barrier so that both guests start
 # the next one together.

@@ -142,14 +142,36 @@ iscsi_logout() { # IP IFACE
 
 # The iWARP port mapper: iw_cm maps each cm_id's port through it (see
 # rddp_sock_share_mapped_port() in kmod/cm.c).
+#
+# The first iw_cm listen or connect after iwpmd starts registers iw_cm with
+# it, and 6.1's iwpm_register_pid() (drivers/infiniband/core/iwpm_msg.c)
+# records its request buffer only after it has multicast the request: an
+# iwpmd that answers on another CPU first makes iwpm_register_pid_cb()
+# strcmp() a NULL buffer, and the kernel oopses in iwpmd's sendto (seen in
+# make check under a loaded host). So iwpmd starts pinned to CPU 0 as
+# SCHED_IDLE, which never preempts, and a wildcard rping listen pinned to
+# the same CPU registers before anything else (iwpmd can only answer once
+# the registering task sleeps waiting for it); then iwpmd gets every CPU
+# and the normal policy back.
 iwpm_up() {
-	modprobe iw_cm && iwpmd || return 1
+	local pid spid base rc
+	modprobe iw_cm && taskset -c 0 chrt -i 0 iwpmd || return 1
 	# it has registered with the kernel once it listens for its peers
-	for i in $(seq 1 50); do
-		ss -Hlun 'sport = :3935' | grep -q . && return 0
+	for _ in $(seq 1 50); do
+		ss -Hlun 'sport = :3935' | grep -q . && break
 		sleep 0.1
 	done
-	return 1
+	pid=$(pidof iwpmd) || return 1
+	base=" $(_t_listeners | tr '\n' ' ') "
+	taskset -c 0 rping -s -a 0.0.0.0 -p 7174 >/dev/null 2>&1 &
+	spid=$!
+	# rddp opens its TCP listener after iw_cm's registration and mapping
+	t_listening "$base" "$spid" 10
+	rc=$?
+	kill "$spid" 2>/dev/null
+	wait "$spid" 2>/dev/null
+	chrt -a -o -p 0 "$pid" && taskset -a -p "$(printf '%x' $(((1 << $(nproc)) - 1)))" "$pid" >/dev/null &&
+		return "$rc"
 }
 iwpm_down() {
 	local p

@@ -25,6 +25,10 @@
 #   --name NAME           results in build/vm-results/NAME (default: test name)
 #   --show-console        copy the guest console to stdout while it runs
 #
+# Environment (qemu): RDDP_VM_ACCEL (default tcg,thread=multi),
+# RDDP_VM_SMP (CPUs, default 2) and RDDP_VM_APPEND (more kernel command
+# line, e.g. 'nohz=off'; Documentation/performance.md's latency study).
+#
 # TEST is a path relative to the repository root (the guest mounts the tree
 # read-only at /rddp); it runs under bash with tests/vm/lib.sh available.
 # The run fails when a test fails, a guest times out, or the kernel log of
@@ -141,6 +145,7 @@ boot_qemu() {
 	# One command line for every guest whatever its kernel (Debian's boots
 	# with pci=noacpi too); only rddp_vm.kernel= differs between them.
 	cmdline="console=ttyS0 tsc=reliable highres=off panic=-1 oops=panic pci=noacpi"
+	[ -z "${RDDP_VM_APPEND:-}" ] || cmdline+=" $RDDP_VM_APPEND"
 	net=(-nic none)
 	if [ "$topology" = two ]; then
 		if [ "$r" = a ]; then sock="listen=127.0.0.1:$port"; else sock="connect=127.0.0.1:$port"; fi
@@ -149,7 +154,7 @@ boot_qemu() {
 	fi
 	# Guest watchdog: the test's own timeout; host bound: that plus boot.
 	timeout -k 10 $((timeout + 240)) qemu-system-x86_64 \
-		-accel "$accel" -cpu max,la57=off -m 2G -smp 2 -nographic -nodefaults -no-reboot \
+		-accel "$accel" -cpu max,la57=off -m 2G -smp "${RDDP_VM_SMP:-2}" -nographic -nodefaults -no-reboot \
 		-kernel "${bzimage[$r]}" -initrd "${initrd[$r]}" \
 		-append "$cmdline rddp_vm.role=$r rddp_vm.kernel=${gkernel[$r]} rddp_vm.timeout=$timeout" \
 		-serial "file:$res/console-$r.log" \

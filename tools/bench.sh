@@ -4,8 +4,9 @@
 # (bandwidth: higher is better for rddp above 1; latency: lower is better
 # for rddp below 1), in two places that answer different questions:
 #  - qemu (TCG; BENCH_QEMU=0 skips it): one guest over dummy0
-#    (tests/vm/bench-one.sh, as in UML below; BENCH_QEMU_ROUNDS rounds,
-#    default 1), then two guests over virtio-net (tests/vm/bench.sh):
+#    (tests/vm/bench-one.sh, as in UML below), then two guests over
+#    virtio-net (tests/vm/bench.sh), BENCH_QEMU_ROUNDS rounds each
+#    (default 3):
 #    SMP x86 guests and a real link, but every instruction emulated, so
 #    only the ratios carry meaning;
 #  - User-Mode Linux over dummy0 (tests/vm/bench-one.sh, BENCH_UML=0 skips
@@ -121,31 +122,46 @@ one_guest() {
 	report "$where"
 }
 
+# two_guests ROUNDS: ROUNDS boots of two qemu guests (tests/vm/bench.sh:
+# iperf3, then rddp, rddp without CRC and siw in turn in each boot);
+# perftest's medians, then the report.
+two_guests() {
+	local n=$1 round name r drv all=build/vm-results/bench-qemu2.txt
+	: >"$all"
+	rm -f "$out"/qemu2-*.json "$out"/plots/qemu2-*.png
+	: >build/vm-results/bench-qemu2.log
+	for round in $(seq "$n"); do
+		name=bench-qemu2-$round
+		rddp_log "two qemu guests (TCG), round $round of $n: iperf3, rddp, rddp without CRC, siw"
+		r=0
+		bash tools/vm/run.sh --kernel stock --topology two --name "$name" --timeout 2400 \
+			--ko build/kmod-stock/rddp.ko --ko-b "$ko" --ko-a "$ko" tests/vm/bench.sh \
+			>>build/vm-results/bench-qemu2.log 2>&1 || r=$?
+		count "$r"
+		cat "build/vm-results/$name/b/bench.txt" >>"$all" 2>/dev/null ||
+			echo "# two qemu guests, round $round: no results" >&2
+		for drv in rddp rddp-nocrc siw; do
+			cp "build/vm-results/$name/b/rddp-bench-$drv.json" "$out/qemu2-$drv-$round.json" ||
+				echo "# two qemu guests, round $round, $drv: no rddp-bench JSON" >&2
+		done
+		cp "build/vm-results/$name/b/iperf3.json" "$out/qemu2-tcp-$round.json" ||
+			echo "# two qemu guests, round $round: no iperf3 JSON" >&2
+	done
+	[ -s "$all" ] || { tail -30 build/vm-results/bench-qemu2.log; rddp_die "no results ($all)"; }
+	echo "== two qemu guests over virtio-net (TCG; perftest, medians of $n)"
+	table <(grep -v '^tcp ' "$all")
+	grep -E '^vm-bench' build/vm-results/bench-qemu2.log || true
+	report qemu2
+}
+
 if [ "$qemu" = 1 ]; then
 	[ "$build" = 0 ] || make -s kmod-stock
 	ko=$(bash tools/vm/build-siw.sh)
 	rddp_log "one qemu guest (TCG) over dummy0: ${drivers[*]}"
 	m=short
 	[ "$mode" = quick ] && m=quick
-	one_guest qemu1 stock "${BENCH_QEMU_ROUNDS:-1}" "$m" --ko build/kmod-stock/rddp.ko --ko "$ko"
-	rddp_log "two qemu guests (TCG): rddp, rddp without CRC, siw, and iperf3"
-	r=0
-	bash tools/vm/run.sh --kernel stock --topology two --name bench --timeout 2400 \
-		--ko build/kmod-stock/rddp.ko --ko-b "$ko" --ko-a "$ko" tests/vm/bench.sh \
-		>build/vm-results/bench.log 2>&1 || r=$?
-	count "$r"
-	res=build/vm-results/bench/b/bench.txt
-	[ -s "$res" ] || { tail -30 build/vm-results/bench.log; rddp_die "no results ($res)"; }
-	echo "== two qemu guests over virtio-net (TCG; one run)"
-	table <(grep -v '^tcp ' "$res")
-	grep -E '^vm-bench' build/vm-results/bench.log || true
-	rm -f "$out"/qemu2-*.json "$out"/plots/qemu2-*.png
-	for drv in rddp rddp-nocrc siw; do
-		cp "build/vm-results/bench/b/rddp-bench-$drv.json" "$out/qemu2-$drv-1.json" ||
-			echo "# two qemu guests, $drv: no rddp-bench JSON" >&2
-	done
-	cp build/vm-results/bench/b/iperf3.json "$out/qemu2-tcp-1.json" ||
-		echo "# two qemu guests: no iperf3 JSON" >&2
+	one_guest qemu1 stock "${BENCH_QEMU_ROUNDS:-3}" "$m" --ko build/kmod-stock/rddp.ko --ko "$ko"
+	two_guests "${BENCH_QEMU_ROUNDS:-3}"
 	report qemu2
 fi
 

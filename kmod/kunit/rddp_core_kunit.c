@@ -11,6 +11,7 @@
 #include <rddp/mpa.h>
 #include <rddp/mpa_frame.h>
 #include <rddp/rdmap.h>
+#include <rddp/sctp.h>
 
 static u32 crc_of(const u8 *p, size_t len)
 {
@@ -241,12 +242,155 @@ static void rddp_rdmap_terminate(struct kunit *test)
 			RDDP_ERR_DDP_T_TO_WRAP);
 }
 
+/*
+ * draft-ietf-rddp-sctp-00 §2.2.2/§2.2.3: a Session Initiate and a DDP
+ * Segment built and parsed back; a Terminate with private data refused.
+ */
+static void rddp_sctp_chunks(struct kunit *test)
+{
+	static const u8 pd[2] = { 0xaa, 0xbb };
+	struct rddp_hdr h = { .opcode = RDDP_OP_WRITE, .last = true,
+			      .stag = 0x11223344 };
+	u8 hdr[RDDP_DDP_UNTAGGED_HDR_LEN], wire[RDDP_SCTP_SEG_PREFIX_MAX + 4];
+	struct rddp_sctp_chunk c;
+	struct rddp_hdr got;
+	int n;
+
+	n = rddp_sctp_ctrl_build(0x0102, RDDP_SCTP_FC_INITIATE, pd, 2, wire,
+				 sizeof(wire));
+	KUNIT_ASSERT_EQ(test, n, 6);
+	KUNIT_EXPECT_EQ(test, wire[0], 0x01);
+	KUNIT_EXPECT_EQ(test, wire[3], 0x02);	/* function code 0x002 */
+	KUNIT_ASSERT_EQ(test, rddp_sctp_chunk_parse(RDDP_SCTP_PPID_CONTROL,
+						    wire, n, &c), RDDP_SCTP_OK);
+	KUNIT_EXPECT_EQ(test, c.ssn, 0x0102);
+	KUNIT_EXPECT_EQ(test, c.msg, RDDP_SCTP_FC_INITIATE);
+	KUNIT_EXPECT_EQ(test, c.pd_len, 2U);
+	KUNIT_EXPECT_PTR_EQ(test, c.pd, (const u8 *)wire + 4);
+
+	n = rddp_sctp_ctrl_build(7, RDDP_SCTP_FC_TERMINATE, NULL, 0, wire,
+				 sizeof(wire));
+	KUNIT_ASSERT_EQ(test, n, 4);
+	wire[4] = 0;
+	KUNIT_EXPECT_EQ(test, rddp_sctp_chunk_parse(RDDP_SCTP_PPID_CONTROL,
+						    wire, 5, &c),
+			RDDP_SCTP_ERR_TERM_PD);
+	wire[3] = 5;
+	KUNIT_EXPECT_EQ(test, rddp_sctp_chunk_parse(RDDP_SCTP_PPID_CONTROL,
+						    wire, 4, &c),
+			RDDP_SCTP_ERR_FUNC);
+
+	KUNIT_ASSERT_EQ(test, rddp_hdr_build(&h, hdr), 14U);
+	n = rddp_sctp_seg_build(0xffff, hdr, 14, 4, wire);
+	KUNIT_ASSERT_EQ(test, n, 16);
+	memset(wire + n, 0x5a, 4);
+	KUNIT_ASSERT_EQ(test, rddp_sctp_chunk_parse(RDDP_SCTP_PPID_SEGMENT,
+						    wire, n + 4, &c),
+			RDDP_SCTP_OK);
+	KUNIT_EXPECT_EQ(test, c.ssn, 0xffff);
+	KUNIT_EXPECT_EQ(test, c.hdr_len, 14);
+	KUNIT_EXPECT_EQ(test, c.ddp_len, 18U);
+	KUNIT_EXPECT_EQ(test, rddp_hdr_parse(c.ddp, c.hdr_len,
+					     c.ddp_len - c.hdr_len, &got),
+			RDDP_ERR_NONE);
+	KUNIT_EXPECT_EQ(test, got.stag, 0x11223344U);
+	KUNIT_EXPECT_EQ(test, rddp_sctp_chunk_parse(RDDP_SCTP_PPID_SEGMENT,
+						    wire, 15, &c),
+			RDDP_SCTP_ERR_SEG_SHORT);
+	KUNIT_EXPECT_EQ(test, rddp_sctp_chunk_parse(3, wire, n, &c),
+			RDDP_SCTP_ERR_PPID);
+}
+
+/*
+ * draft-ietf-rddp-sctp-00 §2.2.1/§7: DDP-SSNs 65534, 0, 65535 arrive out
+ * of order across the wrap and are delivered 65534, 65535, 0; the edges of
+ * the 32767-chunk window.
+ */
+static void rddp_sctp_ssn_window(struct kunit *test)
+{
+	struct rddp_sctp_ssn_rx *rx;
+	u16 ssn;
+
+	rx = kunit_kzalloc(test, sizeof(*rx), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, rx);
+	rddp_sctp_ssn_rx_init(rx);
+	KUNIT_EXPECT_EQ(test, rddp_sctp_ssn_rx_arrive(rx, 0),
+			RDDP_SCTP_ERR_SSN_OLD);
+	KUNIT_EXPECT_EQ(test, rddp_sctp_ssn_rx_arrive(rx, 32767),
+			RDDP_SCTP_HELD);
+	KUNIT_EXPECT_EQ(test, rddp_sctp_ssn_rx_arrive(rx, 32768),
+			RDDP_SCTP_ERR_SSN_BEYOND);
+	KUNIT_EXPECT_EQ(test, rddp_sctp_ssn_rx_arrive(rx, 32767),
+			RDDP_SCTP_ERR_SSN_DUP);
+
+	rddp_sctp_ssn_rx_init(rx);
+	rx->next = 65534;
+	KUNIT_EXPECT_EQ(test, rddp_sctp_ssn_rx_arrive(rx, 0), RDDP_SCTP_HELD);
+	KUNIT_EXPECT_EQ(test, rddp_sctp_ssn_rx_arrive(rx, 65535),
+			RDDP_SCTP_HELD);
+	KUNIT_EXPECT_FALSE(test, rddp_sctp_ssn_rx_pop(rx, &ssn));
+	KUNIT_EXPECT_EQ(test, rddp_sctp_ssn_rx_arrive(rx, 65534), RDDP_SCTP_OK);
+	KUNIT_ASSERT_TRUE(test, rddp_sctp_ssn_rx_pop(rx, &ssn));
+	KUNIT_EXPECT_EQ(test, ssn, 65535);
+	KUNIT_ASSERT_TRUE(test, rddp_sctp_ssn_rx_pop(rx, &ssn));
+	KUNIT_EXPECT_EQ(test, ssn, 0);
+	KUNIT_EXPECT_FALSE(test, rddp_sctp_ssn_rx_pop(rx, &ssn));
+	KUNIT_EXPECT_EQ(test, rx->next, 1);
+	KUNIT_EXPECT_EQ(test, rx->nr_held, 0);
+	KUNIT_EXPECT_EQ(test, rddp_sctp_ssn_rx_arrive(rx, 65535),
+			RDDP_SCTP_ERR_SSN_OLD);
+}
+
+/*
+ * draft-ietf-rddp-sctp-00 §3.2 then §3.4, seen from the passive side: each
+ * message we receive (rx) or send (tx) and what the sequence check says.
+ */
+static void rddp_sctp_session(struct kunit *test)
+{
+	static const struct {
+		bool restart;
+		bool tx;
+		u16 msg;
+		enum rddp_sctp_err want;
+	} steps[] = {
+		{ true, false, RDDP_SCTP_MSG_SEGMENT, RDDP_SCTP_ERR_SEQ_SEGMENT },
+		{ false, false, RDDP_SCTP_FC_NEGOTIATE, RDDP_SCTP_OK },
+		{ false, false, RDDP_SCTP_FC_INITIATE, RDDP_SCTP_OK },
+		{ false, true, RDDP_SCTP_FC_ACCEPT, RDDP_SCTP_OK },
+		{ false, false, RDDP_SCTP_MSG_SEGMENT, RDDP_SCTP_OK },
+		{ false, false, RDDP_SCTP_FC_TERMINATE, RDDP_SCTP_OK },
+		{ false, false, RDDP_SCTP_MSG_SEGMENT, RDDP_SCTP_ERR_SEQ_CLOSED },
+		/* §3.4: a Terminate rejects the peer's Initiate */
+		{ true, true, RDDP_SCTP_FC_TERMINATE,
+		  RDDP_SCTP_ERR_SEQ_TERMINATE },
+		{ false, false, RDDP_SCTP_FC_INITIATE, RDDP_SCTP_OK },
+		{ false, true, RDDP_SCTP_FC_TERMINATE, RDDP_SCTP_OK },
+		{ false, true, RDDP_SCTP_FC_ACCEPT, RDDP_SCTP_ERR_SEQ_CLOSED },
+	};
+	struct rddp_sctp_sess s;
+	enum rddp_sctp_err got;
+	u32 i;
+
+	for (i = 0; i < ARRAY_SIZE(steps); i++) {
+		if (steps[i].restart)
+			rddp_sctp_sess_init(&s);
+		got = steps[i].tx ? rddp_sctp_sess_tx(&s, steps[i].msg) :
+				    rddp_sctp_sess_rx(&s, steps[i].msg);
+		KUNIT_EXPECT_EQ_MSG(test, got, steps[i].want, "step %u", i);
+	}
+	KUNIT_EXPECT_EQ(test, rddp_sctp_to_err(RDDP_SCTP_ERR_SEQ_CLOSED),
+			RDDP_ERR_DDP_CATASTROPHIC);
+}
+
 static struct kunit_case rddp_core_cases[] = {
 	KUNIT_CASE(rddp_crc_vectors),
 	KUNIT_CASE(rddp_fpdu_figures),
 	KUNIT_CASE(rddp_fpdu_malformed),
 	KUNIT_CASE(rddp_mpa_frame_roundtrip),
 	KUNIT_CASE(rddp_rdmap_terminate),
+	KUNIT_CASE(rddp_sctp_chunks),
+	KUNIT_CASE(rddp_sctp_ssn_window),
+	KUNIT_CASE(rddp_sctp_session),
 	{}
 };
 

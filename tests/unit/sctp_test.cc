@@ -6,8 +6,11 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <functional>
 #include <memory>
+#include <ostream>
 #include <random>
+#include <regex>
 #include <string>
 #include <vector>
 
@@ -554,6 +557,10 @@ struct Illegal {
   rddp_sctp_err err;
 };
 
+void PrintTo(const Illegal& c, std::ostream* os) {
+  *os << '"' << c.before << "\" then " << c.bad << " -> " << rddp_sctp_err_names[c.err];
+}
+
 class SctpSessionIllegal : public ::testing::TestWithParam<Illegal> {};
 
 // §3.1: a chunk that fits none of the patterns; the state stays as it was.
@@ -592,6 +599,52 @@ INSTANTIATE_TEST_SUITE_P(
                       Illegal{"aI bT", "bN", RDDP_SCTP_ERR_SEQ_CLOSED},
                       Illegal{"", "a5", RDDP_SCTP_ERR_FUNC},
                       Illegal{"aI bA", "bF", RDDP_SCTP_ERR_FUNC}));
+
+// §3.2-§3.5 restated on strings: what one side sent (N, I, A, S, T) must
+// match N*((I|A)S*T?|T)?, an Accept or a rejecting Terminate answers an
+// Initiate the other side sent (an Accept one it has not withdrawn), and
+// an Initiate meets no Accept or Terminate from the other side.
+bool LegalByPattern(const std::string& own, const std::string& other, char m) {
+  static const std::regex kOneSide("N*(([IA]S*T?)|T)?");
+  if (!std::regex_match(own + m, kOneSide)) return false;
+  const bool other_initiated = other.find('I') != std::string::npos;
+  const bool other_terminated = other.find('T') != std::string::npos;
+  const bool opened = own.find_first_of("IA") != std::string::npos;
+  if (m == 'A') return other_initiated && !other_terminated;
+  if (m == 'I') return other.find_first_of("AT") == std::string::npos;
+  if (m == 'T' && !opened) return other_initiated;
+  return true;
+}
+
+// Every sequence of up to 8 messages from A and B: the state machine and
+// the pattern agree on each step (§3.1).
+TEST(SctpSession, Section3EverySequenceUpTo8) {
+  const std::string kMsgs = "SNIAT";
+  uint64_t checked = 0;
+  std::vector<uint32_t> seq;  // each: 2 * message index + side
+  const std::function<void(Pair&, const std::string&, const std::string&)> walk =
+      [&](Pair& p, const std::string& a, const std::string& b) {
+        if (seq.size() == 8) return;
+        for (uint32_t e = 0; e < 2 * kMsgs.size(); e++) {
+          const bool from_a = e % 2 == 0;
+          const char m = kMsgs[e / 2];
+          const bool legal = LegalByPattern(from_a ? a : b, from_a ? b : a, m);
+          Pair q = p;
+          const int r = q.Send(from_a, static_cast<uint16_t>(e / 2));
+          checked++;
+          ASSERT_EQ(r == RDDP_SCTP_OK, legal) << a << " / " << b << " then " << (from_a ? "a" : "b")
+                                              << m << ": " << rddp_sctp_err_names[r];
+          if (!legal) continue;
+          seq.push_back(e);
+          walk(q, from_a ? a + m : a, from_a ? b : b + m);
+          seq.pop_back();
+          if (HasFatalFailure()) return;
+        }
+      };
+  Pair p;
+  walk(p, "", "");
+  EXPECT_GT(checked, 100000u);
+}
 
 // The receive path as the module will drive it: parse, order by DDP-SSN,
 // then check the session sequence in that order (§3.1, §7).

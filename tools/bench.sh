@@ -77,6 +77,42 @@ py=/usr/bin/python3
 drivers=(rddp rddp-nocrc siw tcp)
 mkdir -p "$out" build/vm-results
 
+# Host CPU contention. The guests' vCPUs are host threads, and this host
+# (HZ=250, no preemption) lets a vCPU woken while the host's cores are
+# busy wait for the next host tick: round trips then take 4 ms (measured:
+# with one or two busy loops on the host, 3-45 % of rddp's and siw's 64 B
+# round trips in a TCG guest wait 4 ms, siw's ib_write_lat 99.9 %; none on
+# an idle host, whatever the guest's highres, nohz or idle settings). So
+# each instance starts once the host is quiet (PSI: CPU pressure "some"
+# below 10 % over 10 s, 60 s at most), and the share of its time that host
+# tasks waited for a CPU goes to $out/pressure-WHERE.txt and the report.
+psi_total() { # µs that some host task waited for a CPU, since boot
+	awk '$1 == "some" { sub("total=", "", $5); print $5; f = 1 } END { if (!f) print 0 }' \
+		/proc/pressure/cpu 2>/dev/null || echo 0
+}
+quiet_host() {
+	for _ in $(seq 60); do
+		awk '$1 == "some" { sub("avg10=", "", $2); exit !($2 < 10) }' /proc/pressure/cpu \
+			2>/dev/null && return 0
+		[ -r /proc/pressure/cpu ] || return 0
+		sleep 1
+	done
+	echo "# the host stayed busy for 60 s ($(head -1 /proc/pressure/cpu)): starting anyway" >&2
+}
+# run_instance WHERE LABEL RUN-ARGS...: tools/vm/run.sh once the host is
+# quiet; records the host's CPU pressure during it. Returns run.sh's status.
+run_instance() {
+	local where=$1 label=$2 t0 p0 t1 p1 r=0
+	shift 2
+	[ "$mode" = quick ] || quiet_host
+	t0=$(date +%s%N) p0=$(psi_total)
+	bash tools/vm/run.sh "$@" || r=$?
+	t1=$(date +%s%N) p1=$(psi_total)
+	awk -v l="$label" -v p=$((p1 - p0)) -v t=$(((t1 - t0) / 1000)) \
+		'BEGIN { printf "%s %.1f\n", l, t > 0 ? 100 * p / t : 0 }' >>"$out/pressure-$where.txt"
+	return "$r"
+}
+
 # report WHERE: rddp-bench's and iperf3's JSON of WHERE as
 # $out/report-WHERE.md and plots, every driver required.
 report() {
@@ -84,6 +120,15 @@ report() {
 	echo "== rddp-bench and iperf3 ($where; $out/report-$where.md)"
 	"$py" tools/bench-report.py --plots "$out/plots" --require "$(IFS=,; echo "${drivers[*]}")" \
 		"$out/$where"-*.json >"$out/report-$where.md" || st=$?
+	if [ -s "$out/pressure-$where.txt" ]; then
+		{
+			echo
+			echo "Host CPU pressure during each instance (% of its time some host task"
+			echo "waited for a CPU; above a few percent, latency figures include 4 ms host"
+			echo "ticks): $(awk '{ printf "%s%s %s %%", NR > 1 ? ", " : "", $1, $2 }' \
+				"$out/pressure-$where.txt")."
+		} >>"$out/report-$where.md"
+	fi
 	cat "$out/report-$where.md"
 	count "$st"
 }
@@ -96,15 +141,15 @@ one_guest() {
 	shift 4
 	all=build/vm-results/bench-$where.txt
 	: >"$all"
-	rm -f "$out/$where"-*.json "$out/plots/$where"-*.png
+	rm -f "$out/$where"-*.json "$out/plots/$where"-*.png "$out/pressure-$where.txt"
 	: >"build/vm-results/bench-$where.log"
 	for round in $(seq "$n"); do
 		for drv in "${drivers[@]}"; do
 			name=bench-$where-$round-$drv
 			rddp_log "$where, round $round of $n: $drv"
 			r=0
-			bash tools/vm/run.sh --kernel "$kernel" --name "$name" --timeout 1800 "$@" \
-				tests/vm/bench-one.sh "$drv" "$m" \
+			run_instance "$where" "$round-$drv" --kernel "$kernel" --name "$name" --timeout 1800 \
+				"$@" tests/vm/bench-one.sh "$drv" "$m" \
 				>>"build/vm-results/bench-$where.log" 2>&1 || r=$?
 			count "$r"
 			cat "build/vm-results/$name/a/bench.txt" >>"$all" 2>/dev/null ||
@@ -128,13 +173,13 @@ one_guest() {
 two_guests() {
 	local n=$1 round name r drv all=build/vm-results/bench-qemu2.txt
 	: >"$all"
-	rm -f "$out"/qemu2-*.json "$out"/plots/qemu2-*.png
+	rm -f "$out"/qemu2-*.json "$out"/plots/qemu2-*.png "$out/pressure-qemu2.txt"
 	: >build/vm-results/bench-qemu2.log
 	for round in $(seq "$n"); do
 		name=bench-qemu2-$round
 		rddp_log "two qemu guests (TCG), round $round of $n: iperf3, rddp, rddp without CRC, siw"
 		r=0
-		bash tools/vm/run.sh --kernel stock --topology two --name "$name" --timeout 2400 \
+		run_instance qemu2 "$round" --kernel stock --topology two --name "$name" --timeout 2400 \
 			--ko build/kmod-stock/rddp.ko --ko-b "$ko" --ko-a "$ko" tests/vm/bench.sh \
 			>>build/vm-results/bench-qemu2.log 2>&1 || r=$?
 		count "$r"

@@ -13,6 +13,8 @@ KDIR ?= $(if $(wildcard $(RUNNING_KDIR)/Makefile),$(RUNNING_KDIR),/lib/modules/$
 KMOD_OUT ?= $(BUILD)/kmod
 CMAKE_BUILD := $(BUILD)/cmake
 JOBS ?= $(shell nproc)
+# rddp's version from git (tools/version.sh): MODULE_VERSION, the packages.
+RDDP_VERSION := $(or $(shell bash tools/version.sh 2>/dev/null),unknown)
 
 .PHONY: all kmod kmod-stock kmod-debug kmod-uml-debug kmod-uml userspace deps check demo bench bench-core \
 	coverage fuzz install clean help debug-kernel
@@ -41,7 +43,7 @@ define kmod_build
 	@mkdir -p $(2)
 	@cp -rsf $(TOP)/kmod/. $(2)/
 	@find $(2) -xtype l -delete
-	$(MAKE) -C $(1) M=$(2) RDDP_INCLUDE=$(TOP)/include W=1 $(3) modules
+	$(MAKE) -C $(1) M=$(2) RDDP_INCLUDE=$(TOP)/include RDDP_VERSION=$(RDDP_VERSION) W=1 $(3) modules
 endef
 
 kmod:
@@ -65,7 +67,8 @@ kmod-uml:
 	$(call kmod_build,$(shell bash tools/kernel/build-uml-kernel.sh plain)/build,$(BUILD)/kmod-uml,RDDP_TESTS=1 ARCH=um)
 
 userspace:
-	cmake -S $(TOP) -B $(CMAKE_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+	cmake -S $(TOP) -B $(CMAKE_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+		-DRDDP_VERSION=$(RDDP_VERSION) >/dev/null
 	cmake --build $(CMAKE_BUILD) -j$(JOBS)
 
 check:

@@ -14,6 +14,11 @@
 #include "mem.h"
 #include "rddp.h"
 
+/* From Kbuild: tools/version.sh's output, or the packaged VERSION file. */
+#ifndef RDDP_VERSION
+#define RDDP_VERSION "unknown"
+#endif
+
 static int __init rddp_init(void)
 {
 	int ret;
@@ -46,7 +51,7 @@ static int __init rddp_init(void)
 	if (ret)
 		goto err_netdev;
 
-	pr_info("rddp: software iWARP RNIC loaded\n");
+	pr_info("rddp: software iWARP RNIC %s loaded\n", RDDP_VERSION);
 	return 0;
 
 err_netdev:
@@ -90,4 +95,5 @@ module_exit(rddp_exit);
 MODULE_DESCRIPTION("rddp: software iWARP RDMA provider (RDMAP/DDP/MPA over TCP)");
 MODULE_AUTHOR("The rddp developers");
 MODULE_LICENSE("GPL");
+MODULE_VERSION(RDDP_VERSION);
 MODULE_ALIAS_RDMA_LINK(RDDP_DRIVER_NAME);

@@ -33,7 +33,8 @@ check "rddp.ko builds for Debian 6.1 with W=1, no warnings" "$out/kmod-stock.log
 
 # sparse over every file (C=2 re-checks files that are already built)
 make -s -C "/lib/modules/$(rddp_stock_kver)/build" M="$RDDP_TOP/build/kmod-stock" \
-	RDDP_INCLUDE="$RDDP_TOP/include" RDDP_TESTS=1 C=2 modules >"$out/kmod-sparse.log" 2>&1
+	RDDP_INCLUDE="$RDDP_TOP/include" RDDP_VERSION="$(bash tools/version.sh)" RDDP_TESTS=1 \
+	C=2 modules >"$out/kmod-sparse.log" 2>&1
 check "sparse (C=2) clean" "$out/kmod-sparse.log" $?
 
 if dbg=$(bash tools/kernel/build-debug-kernel.sh 2>"$out/debug-kernel.log"); then

@@ -17,7 +17,7 @@ JOBS ?= $(shell nproc)
 RDDP_VERSION := $(or $(shell bash tools/version.sh 2>/dev/null),unknown)
 
 .PHONY: all kmod kmod-stock kmod-debug kmod-uml-debug kmod-uml userspace deps check demo bench bench-core \
-	coverage fuzz install clean help debug-kernel
+	coverage fuzz install clean help debug-kernel deb
 
 all: kmod userspace
 
@@ -33,6 +33,7 @@ help:
 	@echo 'make fuzz        run the fuzzers (FUZZ_SECONDS per target, default 300;'
 	@echo '                 FUZZ_RUNS=N: N executions per target instead)'
 	@echo 'make install     install rddp.ko for the running kernel and rddpctl (needs root)'
+	@echo 'make deb         Debian packages rddp-dkms and rddp-utils into build/deb'
 
 deps:
 	@bash tools/deps.sh
@@ -97,6 +98,10 @@ install: kmod userspace
 	$(MAKE) -C $(KDIR) M=$(KMOD_OUT) modules_install
 	depmod -a $(notdir $(patsubst %/build,%,$(KDIR)))
 	cmake --install $(CMAKE_BUILD) --prefix $(PREFIX)
+
+# rddp-dkms and rddp-utils with dpkg-buildpackage (debian/), version from git.
+deb:
+	@bash tools/deb.sh
 
 clean:
 	rm -rf $(BUILD)

@@ -86,6 +86,9 @@ suite fuzz bash tools/fuzz.sh "${RDDP_FUZZ_SECONDS:-15}"
 
 # Kernel module builds (both kernels) and static checks.
 suite kmod bash tools/kmod-check.sh
+# Debian packages: make deb, lintian, dkms build in a scratch tree, rddp-utils
+# in a scratch root, module metadata, rddp-link@.service.
+suite package bash tools/package-check.sh
 # rddpctl and the test programs VM tests run from /rddp/build/cmake.
 suite userspace make -s userspace
 # C++ style: clang-format and clang-tidy over userspace/ and tests/.

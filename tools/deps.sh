@@ -13,6 +13,9 @@ pkgs=(
 	libbenchmark-dev libnl-3-dev libnl-genl-3-dev libibverbs-dev librdmacm-dev lcov
 	nlohmann-json3-dev
 	python3 rsync zstd
+	# make deb and tools/package-check.sh (libnl and cmake are above;
+	# systemd-analyze and man come with systemd and man-db)
+	dpkg-dev debhelper dh-dkms dkms lintian fakeroot pkg-config systemd man-db
 	# make bench: plots (tools/bench-report.py)
 	python3-matplotlib
 	# VM harness and the tools tests run inside the guest

@@ -23,11 +23,11 @@ scratch=$(mktemp -d "${TMPDIR:-/tmp}/rddp-package-check.XXXXXX")
 trap 'rm -rf "$scratch"' EXIT
 
 ok() { n=$((n + 1)); pass=$((pass + 1)); echo "ok $n - $1"; }
-not_ok() { # NAME LOG
+not_ok() { # NAME LOG [PATTERN]: the log's lines matching PATTERN, else its tail
 	n=$((n + 1))
 	fail=$((fail + 1))
 	echo "not ok $n - $1 (log $2)"
-	tail -20 "$2" | sed 's/^/#   /'
+	{ [ -n "${3:-}" ] && grep -E "$3" "$2" || tail -20 "$2"; } | head -40 | sed 's/^/#   /'
 }
 skipped() { n=$((n + 1)); skip=$((skip + 1)); echo "ok $n - $1 # SKIP $2"; }
 # check NAME LOG CMD...: CMD's output goes to LOG; it passes with status 0.
@@ -80,7 +80,7 @@ warnings=$(grep -c '^W: ' "$log")
 if [ "$errors" -eq 0 ] && [ "$rc" -eq 0 ]; then
 	ok "lintian: no errors ($warnings warnings, $(grep -c '^[IP]: ' "$log") notes)"
 else
-	not_ok "lintian: $errors errors, $warnings warnings (rc $rc)" "$log"
+	not_ok "lintian: $errors errors, $warnings warnings (rc $rc)" "$log" '^[EW]: '
 fi
 
 # DKMS in a scratch tree: nothing under /var/lib/dkms or /lib/modules.

@@ -14,7 +14,7 @@
 # Prints one TAP line a check and `package: N passed, N failed, N skipped`.
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
-cd "$RDDP_TOP"
+cd "$RDDP_TOP" || exit 1
 
 pass=0 fail=0 skip=0 n=0
 out="$RDDP_TOP/build/check"

@@ -22,7 +22,9 @@ if ! git -C "$top" rev-parse --git-dir >/dev/null 2>&1; then
 fi
 
 dirty=
-git -C "$top" diff-index --quiet HEAD -- 2>/dev/null || dirty=.dirty
+# git status refreshes stale stat information (a touched file is not a
+# change) and does not fail when another git holds the index lock.
+[ -z "$(git -C "$top" status --porcelain --untracked-files=no 2>/dev/null)" ] || dirty=.dirty
 if d=$(git -C "$top" describe --tags --long --match 'v[0-9]*' 2>/dev/null); then
 	# vX.Y-N-gHASH
 	n=${d%-g*}

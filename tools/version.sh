@@ -12,7 +12,8 @@
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 
-if ! git -C "$top" rev-parse --git-dir >/dev/null 2>&1; then
+# (A tree unpacked inside some other git checkout is not a git tree here.)
+if [ "$(git -C "$top" rev-parse --show-toplevel 2>/dev/null)" != "$top" ]; then
 	if [ -s "$top/kmod/VERSION" ]; then
 		cat "$top/kmod/VERSION"
 		exit 0

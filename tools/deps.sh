@@ -15,7 +15,7 @@ pkgs=(
 	python3 rsync zstd
 	# make deb and tools/package-check.sh (libnl and cmake are above;
 	# systemd-analyze and man come with systemd and man-db)
-	dpkg-dev debhelper dh-dkms dkms lintian fakeroot pkg-config systemd man-db
+	dpkg-dev debhelper dh-dkms dkms lintian pkg-config systemd man-db
 	# make bench: plots (tools/bench-report.py)
 	python3-matplotlib
 	# VM harness and the tools tests run inside the guest

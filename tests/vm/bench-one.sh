@@ -111,9 +111,24 @@ done
 # (p50/p99/p99.9), the connection setup rate and memory per QP, as Google
 # Benchmark JSON that tools/bench.sh collects under build/bench/ and
 # tools/bench-report.py tabulates and plots.
+# siw in User-Mode Linux refuses ibv_create_cq (EAGAIN) before 100
+# connections, so its qp_memory benchmarks may fail: reported as skipped,
+# every other benchmark still counts (the report shows no memory for it).
 t_run "modprobe rdma_ucm" modprobe rdma_ucm
-t_run "$drv rddp-bench: bw $bw_sizes, latency $lat_sizes, setup rate, memory at $mem_qps QPs" \
-	timeout 900 /rddp/build/cmake/userspace/rddp-bench/rddp-bench --loopback $ip \
+json=$RDDP_RESULTS/rddp-bench.json
+name="$drv rddp-bench: bw $bw_sizes, latency $lat_sizes, setup rate, memory at $mem_qps QPs"
+_t_exec "$name" timeout 900 /rddp/build/cmake/userspace/rddp-bench/rddp-bench --loopback $ip \
 	--sizes "$bw_sizes" --lat-sizes "$lat_sizes" --tests bw,lat,conn,mem --mem-qps "$mem_qps" \
-	--benchmark_min_time="$min_time" \
-	--benchmark_out="$RDDP_RESULTS/rddp-bench.json" --benchmark_out_format=json
+	--benchmark_min_time="$min_time" --benchmark_out="$json" --benchmark_out_format=json
+only_memory_failed() {
+	jq -e '[.benchmarks[] | select(.error_occurred)] |
+		length > 0 and all(.name | startswith("qp_memory"))' "$json" >/dev/null 2>&1
+}
+if [ "$_t_rc" -eq 0 ]; then
+	t_ok "$name"
+elif [ "$drv" = siw ] && only_memory_failed; then
+	t_skip "$name" "siw's qp_memory failed: $(jq -r '[.benchmarks[] | select(.error_occurred) |
+		.error_message] | first' "$json")"
+else
+	t_fail "$name" "$(tail -20 <<<"$_t_out")"
+fi

@@ -42,8 +42,8 @@ METRICS = {
 # does not ask for: CPU time is counted in clock ticks, none in a short run.
 COST = ("cpu", "kmem", "umem")
 OPTIONAL = ("cpu", "umem")
-# Per driver: siw in User-Mode Linux refuses ibv_create_cq (EAGAIN) before
-# 100 connections, so its memory series may be missing.
+# Per driver: siw refuses ibv_create_cq (EAGAIN) before 100 loopback
+# connections in our guests (UML and qemu): its memory series may be missing.
 OPTIONAL_FOR = {"siw": ("kmem",)}
 TCP = "tcp"
 OPS = ["write", "read", "send"]  # the plots' order

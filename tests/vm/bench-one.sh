@@ -111,9 +111,10 @@ done
 # (p50/p99/p99.9), the connection setup rate and memory per QP, as Google
 # Benchmark JSON that tools/bench.sh collects under build/bench/ and
 # tools/bench-report.py tabulates and plots.
-# siw in User-Mode Linux refuses ibv_create_cq (EAGAIN) before 100
-# connections, so its qp_memory benchmarks may fail: reported as skipped,
-# every other benchmark still counts (the report shows no memory for it).
+# siw refuses ibv_create_cq (EAGAIN) before 100 loopback connections in
+# our guests (UML and qemu), so its qp_memory benchmarks may fail: reported
+# as skipped, every other benchmark still counts (the report shows no
+# memory for it).
 t_run "modprobe rdma_ucm" modprobe rdma_ucm
 json=$RDDP_RESULTS/rddp-bench.json
 name="$drv rddp-bench: bw $bw_sizes, latency $lat_sizes, setup rate, memory at $mem_qps QPs"

@@ -207,7 +207,6 @@ if [ "$qemu" = 1 ]; then
 	[ "$mode" = quick ] && m=quick
 	one_guest qemu1 stock "${BENCH_QEMU_ROUNDS:-3}" "$m" --ko build/kmod-stock/rddp.ko --ko "$ko"
 	two_guests "${BENCH_QEMU_ROUNDS:-3}"
-	report qemu2
 fi
 
 if [ "${BENCH_UML:-1}" = 1 ]; then

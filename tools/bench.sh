@@ -109,7 +109,7 @@ run_instance() {
 	bash tools/vm/run.sh "$@" || r=$?
 	t1=$(date +%s%N) p1=$(psi_total)
 	awk -v l="$label" -v p=$((p1 - p0)) -v t=$(((t1 - t0) / 1000)) \
-		'BEGIN { printf "%s %.1f\n", l, t > 0 ? 100 * p / t : 0 }' >>"$out/pressure-$where.txt"
+		'BEGIN { printf "%s %.1f\n", l, (t > 0 ? 100 * p / t : 0) }' >>"$out/pressure-$where.txt"
 	return "$r"
 }
 

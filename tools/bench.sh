@@ -125,7 +125,7 @@ report() {
 			echo
 			echo "Host CPU pressure during each instance (% of its time some host task"
 			echo "waited for a CPU; above a few percent, latency figures include 4 ms host"
-			echo "ticks): $(awk '{ printf "%s%s %s %%", NR > 1 ? ", " : "", $1, $2 }' \
+			echo "ticks): $(awk '{ printf "%s%s %s %%", (NR > 1 ? ", " : ""), $1, $2 }' \
 				"$out/pressure-$where.txt")."
 		} >>"$out/report-$where.md"
 	fi

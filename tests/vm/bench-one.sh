@@ -56,21 +56,6 @@ if [ "$drv" = tcp ]; then
 	exit 0
 fi
 
-# bench_pair DEV TOOL SIZE ARGS...: server, then the client once it listens;
-# prints the client's result row.
-bench_pair() {
-	local dev=$1 tool=$2 size=$3 base spid
-	shift 3
-	base=" $(_t_listeners | tr '\n' ' ') "
-	timeout 120 "$tool" -R -d "$dev" -F -s "$size" "$@" >/tmp/bench-s.log 2>&1 &
-	spid=$!
-	t_listening "$base" "$spid"
-	timeout 120 "$tool" -R -d "$dev" -F -s "$size" "$@" "$ip" 2>&1 | tee -a /tmp/bench-c.log |
-		awk '$1 ~ /^[0-9]+$/ && NF >= 4 { r = $0 } END { print r }'
-	wait "$spid"
-	t_listeners_gone "$base"
-}
-
 case $drv in
 rddp) mod=rddp dev=rddp0 params=() ;;
 rddp-nocrc) mod=rddp dev=rddp0 params=(mpa_crc=0) ;;
@@ -87,7 +72,8 @@ for t in "ib_write_bw 65536" "ib_read_bw 65536" "ib_send_bw 65536" \
 	# then and the run reports 0.00 (bandwidth) or inf (latency). Such a
 	# run is repeated, three runs at most.
 	for try in 1 2 3; do
-		r=$(bench_pair "$dev" "$@" -n "$iters")
+		r=$(perf_local_pair "$dev" "$ip" "$1" -s "$2" "${@:3}" -n "$iters" |
+			tee -a /tmp/bench-c.log | perf_row)
 		case $1 in
 		*_bw) v=$(awk '{print $4}' <<<"$r") unit=MB/s ;;
 		*) v=$(awk '{print $5}' <<<"$r") unit=us ;;

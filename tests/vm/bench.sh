@@ -16,9 +16,6 @@ set -u
 
 out=$RDDP_RESULTS/bench.txt
 : >"$out"
-# row: the result line of perftest's output (stdin): average MB/s (bw) or typical µs (lat)
-row() { awk '$1 ~ /^[0-9]+$/ && NF >= 4 { r = $0 } END { print r }'; }
-
 # bench_client ARGS: perf_client, its output kept in /tmp/bench-client.out
 bench_client() {
 	local rc
@@ -100,7 +97,7 @@ for drv in rddp rddp-nocrc siw; do
 		# The client starts once the server listens (lib.sh's both).
 		both a "$drv $tool $size" perf_server bench_client "$tool" -s "$size" -n "$n"
 		[ "$RDDP_ROLE" = b ] || continue
-		r=$(row </tmp/bench-client.out)
+		r=$(perf_row </tmp/bench-client.out)
 		case $tool in
 		*_bw) v=$(awk '{print $4}' <<<"$r") unit=MB/s ;;
 		*) v=$(awk '{print $5}' <<<"$r") unit=us ;;

@@ -25,15 +25,8 @@ t_run "rdma link add $dev" rdma link add $dev type $mod netdev dummy0
 	echo "cmdline: $(cat /proc/cmdline)"
 	grep -E "hres_active|Clock Event Device" /proc/timer_list | sort | uniq -c
 } >>"$out"
-hist() { # TOOL [ARGS]: one server/client pair, the client's samples sorted
-	local base spid
-	base=" $(_t_listeners | tr '\n' ' ') "
-	timeout 120 "$@" -R -d $dev -F -s 64 -n 3000 >/tmp/s.log 2>&1 &
-	spid=$!
-	t_listening "$base" "$spid" || return 1
-	timeout 120 "$@" -R -d $dev -F -s 64 -n 3000 -H $ip >/tmp/c.log 2>&1 || return 1
-	wait "$spid"
-	t_listeners_gone "$base"
+hist() { # TOOL [ARGS]: one server/client pair (-H: every sample), the samples sorted
+	perf_local_pair $dev $ip "$@" -s 64 -n 3000 -H >/tmp/c.log || return 1
 	# -H: "#, usec", then "index, latency" per sample
 	awk -F', *' '/^[0-9]+, *[0-9.e+]+ *$/ { print $2 + 0 }' /tmp/c.log | sort -n
 }

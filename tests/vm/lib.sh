@@ -203,6 +203,26 @@ perf_server() {
 	return 124
 }
 perf_client() { timeout 120 "$@" -R -d "$RDDP_DEV" -F "$RDDP_PEER_IP"; }
+# perf_local_pair DEV ADDR TOOL ARGS...: perftest's server on DEV in this
+# guest and, once it listens, its client to ADDR (both bounded by 120 s);
+# prints the client's output, returns its status.
+perf_local_pair() {
+	local dev=$1 addr=$2 base spid rc
+	shift 2
+	base=" $(_t_listeners | tr '\n' ' ') "
+	timeout 120 "$@" -R -d "$dev" -F >/tmp/perf-local-s.log 2>&1 &
+	spid=$!
+	t_listening "$base" "$spid"
+	timeout 120 "$@" -R -d "$dev" -F "$addr" 2>&1
+	rc=$?
+	wait "$spid"
+	t_listeners_gone "$base"
+	return "$rc"
+}
+# perf_row: the result line of perftest's output (stdin), whose 4th field
+# is the average MB/s of a bandwidth test, the 5th the typical µs of a
+# latency test.
+perf_row() { awk '$1 ~ /^[0-9]+$/ && NF >= 4 { r = $0 } END { print r }'; }
 
 # The client connects once the server listens, not after a fixed delay: the
 # guests may boot different kernels, and a server on the debug kernel can

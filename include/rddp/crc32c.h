@@ -16,6 +16,15 @@
 
 #include "types.h"
 
+/**
+ * rddp_crc32c() - run CRC32c over a buffer
+ * @crc: the running CRC register (~0U to start a CRC; not inverted inside)
+ * @data: the bytes
+ * @len: how many
+ *
+ * Return: the register after @data; the CRC of a whole message is its
+ * inverse (the convention above).
+ */
 u32 rddp_crc32c(u32 crc, const void *data, size_t len);
 
 #endif /* RDDP_CRC32C_H */

@@ -44,28 +44,44 @@ enum rddp_mpa_frame_type {
 	RDDP_MPA_REPLY,
 };
 
-/* One decoded (or to-be-encoded) Request or Reply frame. */
+/**
+ * struct rddp_mpa_frame - one decoded (or to-be-encoded) Request or Reply
+ * @type: enum rddp_mpa_frame_type
+ * @rev: the MPA revision, 1 or 2
+ * @markers: the M bit
+ * @crc: the C bit
+ * @reject: the R bit (Reply only)
+ * @enhanced: revision 2 with the enhanced connection data of RFC 6581
+ * @p2p: the A bit (peer-to-peer mode)
+ * @rtr: RDDP_MPA_RTR_* (bits B, C, D)
+ * @ird: the IRD field
+ * @ord: the ORD field
+ * @pd_len: length of the ULP private data (after the enhanced data, if any)
+ * @pd: the ULP private data; build: input; parse: points into rx->buf
+ */
 struct rddp_mpa_frame {
-	u8 type;		/* enum rddp_mpa_frame_type */
-	u8 rev;			/* 1 or 2 */
-	bool markers;		/* M */
-	bool crc;		/* C */
-	bool reject;		/* R (Reply only) */
-	/* revision 2, enhanced connection data present */
+	u8 type;
+	u8 rev;
+	bool markers;
+	bool crc;
+	bool reject;
 	bool enhanced;
-	bool p2p;		/* A */
-	u8 rtr;			/* RDDP_MPA_RTR_* */
+	bool p2p;
+	u8 rtr;
 	u16 ird;
 	u16 ord;
-	/* ULP private data (after the enhanced data, if any) */
 	u16 pd_len;
-	const u8 *pd;		/* build: input; parse: points into rx->buf */
+	const u8 *pd;
 };
 
-/*
- * Encode @f into @buf (at least RDDP_MPA_FRAME_MAX bytes useful; @buf_len is
- * checked). Returns the frame length, or a negative enum rddp_mpa_frame_err
- * for invalid fields (revision, IRD/ORD range, private data too long).
+/**
+ * rddp_mpa_frame_build() - encode a Request or Reply frame
+ * @f: the frame
+ * @buf: where it goes (RDDP_MPA_FRAME_MAX bytes hold any frame)
+ * @buf_len: the size of @buf, checked
+ *
+ * Return: the frame length, or a negative enum rddp_mpa_frame_err for
+ * invalid fields (revision, IRD/ORD range, private data too long).
  */
 int rddp_mpa_frame_build(const struct rddp_mpa_frame *f, u8 *buf, u32 buf_len);
 
@@ -87,25 +103,44 @@ enum rddp_mpa_frame_err {
 
 extern const char *const rddp_mpa_frame_err_names[RDDP_MPA_FRAME_ERR_MAX];
 
-/* Incremental parser state for one expected frame. */
+/**
+ * struct rddp_mpa_frame_rx - incremental parser state for one expected frame
+ * @expect: enum rddp_mpa_frame_type
+ * @max_rev: the highest MPA revision accepted
+ * @result: RDDP_MPA_FRAME_MORE, then the final enum rddp_mpa_frame_err
+ * @have: octets of the frame received into @buf
+ * @need: octets the frame has as far as known (its header, then all of it)
+ * @buf: the frame
+ */
 struct rddp_mpa_frame_rx {
-	u8 expect;		/* enum rddp_mpa_frame_type */
+	u8 expect;
 	u8 max_rev;
-	u8 result;		/* enum rddp_mpa_frame_err once final */
+	u8 result;
 	u16 have;
 	u16 need;
 	u8 buf[RDDP_MPA_FRAME_MAX];
 };
 
+/**
+ * rddp_mpa_frame_rx_init() - start parsing a frame
+ * @rx: the parser state
+ * @expect: RDDP_MPA_REQUEST (responder) or RDDP_MPA_REPLY (initiator)
+ * @max_rev: the highest MPA revision accepted
+ */
 void rddp_mpa_frame_rx_init(struct rddp_mpa_frame_rx *rx,
 			    enum rddp_mpa_frame_type expect, u8 max_rev);
 
-/*
- * Feed received bytes. Consumes at most the bytes of the frame itself and
- * stores how many in *@used (bytes after the frame belong to the FPDU
- * stream). Returns RDDP_MPA_FRAME_MORE until the frame is complete, then
- * RDDP_MPA_FRAME_OK with @f filled in (f->pd points into @rx), or an error.
- * A result other than MORE is final.
+/**
+ * rddp_mpa_frame_rx_feed() - feed received bytes to the frame parser
+ * @rx: the parser state
+ * @data: the bytes received
+ * @len: how many
+ * @used: set to the bytes consumed: at most the frame's own (bytes after
+ *	the frame belong to the FPDU stream)
+ * @f: filled in when the frame is complete (f->pd points into @rx)
+ *
+ * Return: RDDP_MPA_FRAME_MORE until the frame is complete, then
+ * RDDP_MPA_FRAME_OK, or an error. A result other than MORE is final.
  */
 int rddp_mpa_frame_rx_feed(struct rddp_mpa_frame_rx *rx, const u8 *data,
 			   u32 len, u32 *used, struct rddp_mpa_frame *f);

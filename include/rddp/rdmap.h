@@ -45,32 +45,61 @@ enum rddp_qn {
 	RDDP_QN_MAX
 };
 
-/* What each opcode is on the wire (one row per opcode). */
+/**
+ * struct rddp_opcode_info - what an RDMAP opcode is on the wire
+ * @name: the opcode's name in RFC 5040 §4.2
+ * @tagged: its messages use the tagged buffer model (T bit set)
+ * @qn: the untagged queue it goes to (untagged only)
+ * @invalidate: it carries an STag to invalidate
+ * @solicited: it sets Solicited Event
+ *
+ * rddp_opcodes[] has one row per opcode.
+ */
 struct rddp_opcode_info {
 	const char *name;
 	bool tagged;
-	u8 qn;			/* untagged only */
-	bool invalidate;	/* carries an STag to invalidate */
-	bool solicited;		/* Solicited Event */
+	u8 qn;
+	bool invalidate;
+	bool solicited;
 };
 
 extern const struct rddp_opcode_info rddp_opcodes[RDDP_OP_MAX];
 
-/* A decoded DDP/RDMAP header. */
+/**
+ * struct rddp_hdr - a decoded DDP/RDMAP header (RFC 5041 §4, RFC 5040 §4)
+ * @tagged: the T bit
+ * @last: the L bit: the message's last segment
+ * @opcode: enum rddp_opcode
+ * @hdr_len: 14 (tagged) or 18 (untagged)
+ * @stag: tagged: the data sink's STag
+ * @to: tagged: the tagged offset
+ * @inval_stag: untagged: the STag a Send with Invalidate invalidates
+ * @qn: untagged: the queue number
+ * @msn: untagged: the message sequence number
+ * @mo: untagged: the message offset
+ */
 struct rddp_hdr {
 	bool tagged;
 	bool last;
 	u8 opcode;
-	u8 hdr_len;		/* 14 or 18 */
-	u32 stag;		/* tagged */
-	u64 to;			/* tagged */
-	u32 inval_stag;		/* untagged: Send with Invalidate */
-	u32 qn;			/* untagged */
-	u32 msn;		/* untagged */
-	u32 mo;			/* untagged */
+	u8 hdr_len;
+	u32 stag;
+	u64 to;
+	u32 inval_stag;
+	u32 qn;
+	u32 msn;
+	u32 mo;
 };
 
-/* RDMA Read Request header (RFC 5040 §4.4), the payload on QN 1. */
+/**
+ * struct rddp_read_req - an RDMA Read Request header, the payload on QN 1
+ * (RFC 5040 §4.4)
+ * @sink_stag: Data Sink STag
+ * @sink_to: Data Sink Tagged Offset
+ * @size: RDMA Read Message Size
+ * @src_stag: Data Source STag
+ * @src_to: Data Source Tagged Offset
+ */
 struct rddp_read_req {
 	u32 sink_stag;
 	u64 sink_to;
@@ -129,101 +158,184 @@ enum rddp_term_layer {
 	RDDP_TERM_LAYER_LLP = 2,
 };
 
+/**
+ * struct rddp_err_info - an error's Terminate fields (RFC 5040 §4.8)
+ * @name: for logs and rddpctl
+ * @layer: enum rddp_term_layer
+ * @etype: the Error Type of that layer
+ * @ecode: the Error Code
+ * @ddp_hdr: the offending DDP header is copied into the Terminate (the D
+ *	and M bits)
+ */
 struct rddp_err_info {
 	const char *name;
-	u8 layer;		/* enum rddp_term_layer */
+	u8 layer;
 	u8 etype;
 	u8 ecode;
-	bool ddp_hdr;		/* the offending DDP header is copied (D, M) */
+	bool ddp_hdr;
 };
 
 extern const struct rddp_err_info rddp_errors[RDDP_ERR_MAX];
 
-/*
- * Encode @h (opcode, T from the opcode table, L, and the fields of its
- * model) into @buf (at least 18 bytes). Returns the header length.
+/**
+ * rddp_hdr_build() - encode a DDP/RDMAP header
+ * @h: the header: opcode, L, and the fields of its buffer model (T comes
+ *	from the opcode table)
+ * @buf: where it goes, at least 18 bytes
+ *
+ * Return: the header length.
  */
 u32 rddp_hdr_build(const struct rddp_hdr *h, u8 *buf);
 
-/*
- * Decode and validate the header of a segment whose payload has
- * @payload_len octets, in the order of RFC 5041 §7.1 and RFC 5040 §5:
- * DDP version, RDMAP version, opcode, T bit against the opcode, QN against
- * the opcode, and the shape of Read Request and Terminate messages.
- * @len is what is available at @buf (the deframer hands 14 or 18 octets).
- * Returns RDDP_ERR_NONE or the error; @h is filled as far as decoded.
+/**
+ * rddp_hdr_parse() - decode and validate a segment's DDP/RDMAP header
+ * @buf: the header
+ * @len: what is available at @buf (the deframer hands 14 or 18 octets)
+ * @payload_len: the octets of payload the segment has
+ * @h: filled in as far as decoded
+ *
+ * Checks, in the order of RFC 5041 §7.1 and RFC 5040 §5: DDP version,
+ * RDMAP version, opcode, T bit against the opcode, QN against the opcode,
+ * and the shape of Read Request and Terminate messages.
+ *
+ * Return: RDDP_ERR_NONE or the error.
  */
 enum rddp_err rddp_hdr_parse(const u8 *buf, u32 len, u32 payload_len,
 			     struct rddp_hdr *h);
 
-/*
- * Untagged placement checks that need receive-queue state (RFC 5041 §7.1):
- * @nr_bufs buffers are posted on the segment's queue, the oldest expecting
- * MSN @msn_first; @buf_len is the length of the buffer for h->msn (the
- * caller looks it up when the MSN is in the window).
+/**
+ * rddp_ddp_check_untagged() - untagged placement checks (RFC 5041 §7.1)
+ * that need receive-queue state
+ * @h: the segment's header
+ * @payload_len: its payload octets
+ * @msn_first: the MSN the oldest posted buffer of the segment's queue expects
+ * @nr_bufs: buffers posted on that queue
+ * @buf_len: the length of the buffer for h->msn (the caller looks it up
+ *	when the MSN is in the window)
+ *
+ * Return: RDDP_ERR_NONE or the error (no buffer, MSN out of range, MO,
+ * message too long).
  */
 enum rddp_err rddp_ddp_check_untagged(const struct rddp_hdr *h,
 				      u32 payload_len, u32 msn_first,
 				      u32 nr_bufs, u64 buf_len);
 
-/*
- * Tagged bounds checks (RFC 5041 §7.1 items 3-5) for @len octets at @to
- * in a buffer of @size octets starting at @base. @rdmap selects the RDMAP
- * protection errors (a Read Request's source) instead of DDP's.
+/**
+ * rddp_ddp_check_tagged() - tagged bounds checks (RFC 5041 §7.1 items 3-5)
+ * @to: the tagged offset of the access
+ * @len: its octets
+ * @base: the buffer's first tagged offset
+ * @size: the buffer's octets
+ * @rdmap: report RDMAP protection errors (a Read Request's source)
+ *	instead of DDP's
+ *
+ * Return: RDDP_ERR_NONE, or the TO wrap or base-and-bounds error.
  */
 enum rddp_err rddp_ddp_check_tagged(u64 to, u32 len, u64 base, u64 size,
 				    bool rdmap);
 
-/*
- * Segmentation (RFC 5041 §5.1): the payload length of the segment starting
- * at @off of a @msg_len message when each ULPDU holds at most @mulpdu
- * octets including the @hdr_len header. A zero-length message is one empty
- * segment. The segment is the last when @off + result == @msg_len.
+/**
+ * rddp_ddp_seg_len() - segmentation of a message (RFC 5041 §5.1)
+ * @msg_len: the message's octets
+ * @off: where the segment starts in the message
+ * @mulpdu: the most octets one ULPDU holds, header included
+ * @hdr_len: the header's octets
+ *
+ * A zero-length message is one empty segment.
+ *
+ * Return: the payload length of the segment starting at @off; it is the
+ * last when @off + result == @msg_len.
  */
 u32 rddp_ddp_seg_len(u32 msg_len, u32 off, u32 mulpdu, u32 hdr_len);
 
+/**
+ * rddp_read_req_build() - encode a Read Request header (RFC 5040 §4.4)
+ * @r: the header
+ * @buf: where it goes, RDDP_RDMAP_RREQ_LEN octets
+ */
 void rddp_read_req_build(const struct rddp_read_req *r, u8 *buf);
+
+/**
+ * rddp_read_req_parse() - decode a Read Request header (RFC 5040 §4.4)
+ * @buf: RDDP_RDMAP_RREQ_LEN octets
+ * @r: the decoded header
+ */
 void rddp_read_req_parse(const u8 *buf, struct rddp_read_req *r);
 
-/* A decoded Terminate message (RFC 5040 §4.8). */
+/**
+ * struct rddp_term - a decoded Terminate message (RFC 5040 §4.8)
+ * @layer: enum rddp_term_layer
+ * @etype: the Error Type
+ * @ecode: the Error Code
+ * @m: the M bit: DDP Segment Length valid
+ * @d: the D bit: DDP header included
+ * @r: the R bit: RDMAP (Read Request) header included
+ * @seg_len: the DDP Segment Length
+ * @ddp_hdr_len: octets in @ddp_hdr, 14 or 18 (0 without D)
+ * @ddp_hdr: the copied DDP header
+ * @rdmap_hdr: the copied Read Request header
+ */
 struct rddp_term {
 	u8 layer;
 	u8 etype;
 	u8 ecode;
-	bool m;			/* DDP Segment Length valid */
-	bool d;			/* DDP header included */
-	bool r;			/* RDMAP (Read Request) header included */
+	bool m;
+	bool d;
+	bool r;
 	u16 seg_len;
 	u8 ddp_hdr_len;
 	u8 ddp_hdr[RDDP_DDP_UNTAGGED_HDR_LEN];
 	u8 rdmap_hdr[RDDP_RDMAP_RREQ_LEN];
 };
 
-/*
- * Build the Terminate payload (after its untagged DDP header, QN 2) for
- * @err. @bad_hdr (@bad_hdr_len 14 or 18, or NULL) is the offending header,
- * copied when the error class says so, with @seg_len its segment's length;
- * @rreq (or NULL) a Read Request header to copy. Returns the length.
+/**
+ * rddp_term_build() - build the Terminate payload for an error
+ * @err: the error
+ * @bad_hdr: the offending DDP header, copied when the error class says so,
+ *	or NULL
+ * @bad_hdr_len: its length, 14 or 18
+ * @seg_len: the length of its segment
+ * @rreq: a Read Request header to copy, or NULL
+ * @buf: where the payload goes (after the Terminate's untagged DDP header,
+ *	QN 2), at least RDDP_TERM_MAX_LEN octets
+ *
+ * Return: the payload's length.
  */
 u32 rddp_term_build(enum rddp_err err, const u8 *bad_hdr, u32 bad_hdr_len,
 		    u32 seg_len, const u8 *rreq, u8 *buf);
 
-/*
- * Parse a received Terminate payload. Returns RDDP_ERR_NONE, or
- * RDDP_ERR_RDMAP_O_UNSPECIFIED for a malformed one (too short for what its
- * flags announce, unknown layer). Reserved bits are not checked.
+/**
+ * rddp_term_parse() - parse a received Terminate payload
+ * @buf: the payload (after the untagged DDP header)
+ * @len: its length
+ * @t: the decoded message
+ *
+ * Reserved bits are not checked.
+ *
+ * Return: RDDP_ERR_NONE, or RDDP_ERR_RDMAP_O_UNSPECIFIED for a malformed
+ * one (too short for what its flags announce, unknown layer).
  */
 enum rddp_err rddp_term_parse(const u8 *buf, u32 len, struct rddp_term *t);
 
-/*
- * The table entry for a deframer error (enum rddp_mpa_err): CRC and marker
- * errors are the LLP's (RFC 5044 §8 codes 2 and 3); a ULPDU length or pad
- * that cannot be framed leaves the stream unusable, a DDP local
- * catastrophic error (RFC 5041 §7.2).
+/**
+ * rddp_mpa_rx_err() - the error table's entry for a deframer error
+ * @mpa_err: an enum rddp_mpa_err
+ *
+ * CRC and marker errors are the LLP's (RFC 5044 §8 codes 2 and 3); a ULPDU
+ * length or pad that cannot be framed leaves the stream unusable, a DDP
+ * local catastrophic error (RFC 5041 §7.2).
+ *
+ * Return: the enum rddp_err to report.
  */
 enum rddp_err rddp_mpa_rx_err(int mpa_err);
 
-/* The error a Terminate reports, or RDDP_ERR_MAX if not in the table. */
+/**
+ * rddp_term_to_err() - the error a received Terminate reports
+ * @t: the decoded Terminate
+ *
+ * Return: the rddp_errors[] entry with its layer, type and code, or
+ * RDDP_ERR_MAX if none has them.
+ */
 enum rddp_err rddp_term_to_err(const struct rddp_term *t);
 
 #endif /* RDDP_RDMAP_H */

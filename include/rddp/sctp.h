@@ -90,11 +90,16 @@ enum rddp_sctp_err {
 
 extern const char *const rddp_sctp_err_names[RDDP_SCTP_ERR_MAX];
 
-/*
- * The rddp_errors[] entry for an SCTP adaptation error. The draft defines
- * no Terminate codes of its own; like an unframeable MPA stream, a chunk or
- * sequence it forbids leaves the DDP Stream unusable (§3.1: the session
- * MUST be terminated): a DDP local catastrophic error (RFC 5041 §7.2).
+/**
+ * rddp_sctp_to_err() - the rddp_errors[] entry for an SCTP adaptation error
+ * @sctp_err: an enum rddp_sctp_err
+ *
+ * The draft defines no Terminate codes of its own; like an unframeable MPA
+ * stream, a chunk or sequence it forbids leaves the DDP Stream unusable
+ * (§3.1: the session MUST be terminated).
+ *
+ * Return: RDDP_ERR_NONE for RDDP_SCTP_OK and RDDP_SCTP_HELD, else a DDP
+ * local catastrophic error (RFC 5041 §7.2).
  */
 enum rddp_err rddp_sctp_to_err(int sctp_err);
 
@@ -105,71 +110,127 @@ enum rddp_sctp_mode {
 	RDDP_SCTP_MODE_DDP_RDMA,	/* DDP and RDMAP */
 };
 
+/**
+ * rddp_sctp_ali_mode() - what an association does (§8.1)
+ * @local: our Adaptation Layer Indication (RDDP_SCTP_ALI_*)
+ * @peer: the peer's
+ *
+ * Return: the lesser of the two modes (an unknown indication is
+ * RDDP_SCTP_MODE_NONE).
+ */
 enum rddp_sctp_mode rddp_sctp_ali_mode(u32 local, u32 peer);
 
-/* One parsed DATA chunk payload; pointers into the parsed buffer. */
+/**
+ * struct rddp_sctp_chunk - one parsed DATA chunk payload; pointers into the
+ * parsed buffer
+ * @ssn: the DDP-SSN
+ * @msg: RDDP_SCTP_MSG_SEGMENT or an enum rddp_sctp_fc
+ * @ddp: DDP Segment: the RFC 5041 segment, header first
+ * @ddp_len: its octets
+ * @hdr_len: its DDP header's octets, 14 (T set) or 18
+ * @pd: Stream Session Control: the private data (none: NULL)
+ * @pd_len: its octets (none: 0)
+ */
 struct rddp_sctp_chunk {
-	u16 ssn;		/* DDP-SSN */
-	u16 msg;		/* RDDP_SCTP_MSG_SEGMENT or enum rddp_sctp_fc */
-	/* DDP Segment: the RFC 5041 segment, header first */
+	u16 ssn;
+	u16 msg;
 	const u8 *ddp;
 	u32 ddp_len;
-	u8 hdr_len;		/* 14 (T set) or 18 */
-	/* Stream Session Control: private data (none: NULL, 0) */
+	u8 hdr_len;
 	const u8 *pd;
 	u32 pd_len;
 };
 
-/*
- * Parse the payload of one DATA chunk that carried @ppid (host order).
+/**
+ * rddp_sctp_chunk_parse() - parse the payload of one DATA chunk
+ * @ppid: the chunk's PPID, host order
+ * @buf: the payload; only buf[0..len) is read
+ * @len: its octets
+ * @c: the parsed chunk
+ *
  * Checks the PPID, the length against one chunk, then the format: a DDP
  * Segment must hold its DDP-SSN and the DDP header its T bit announces
  * (the header itself is rddp_hdr_parse()'s, with c->hdr_len octets and
  * c->ddp_len - c->hdr_len of payload); a Session Control message its
  * DDP-SSN and a known function code, and a Terminate no private data.
- * Reads only buf[0..len). Returns RDDP_SCTP_OK or the error.
+ *
+ * Return: RDDP_SCTP_OK or the error.
  */
 enum rddp_sctp_err rddp_sctp_chunk_parse(u32 ppid, const u8 *buf, u32 len,
 					 struct rddp_sctp_chunk *c);
 
-/*
- * Write the prefix of a DDP Segment payload into @buf (at least
- * RDDP_SCTP_SEG_PREFIX_MAX octets): @ssn and the @hdr_len (14 or 18) octet
- * DDP header @hdr; the @payload_len octets of payload follow it in the same
- * chunk. Returns the prefix length, or -RDDP_SCTP_ERR_INVAL /
+/**
+ * rddp_sctp_seg_build() - write the prefix of a DDP Segment payload
+ * @ssn: the DDP-SSN
+ * @hdr: the DDP header
+ * @hdr_len: its octets, 14 or 18
+ * @payload_len: the octets of payload that follow the prefix in the same
+ *	chunk
+ * @buf: where the prefix goes, at least RDDP_SCTP_SEG_PREFIX_MAX octets
+ *
+ * Return: the prefix length, or -RDDP_SCTP_ERR_INVAL /
  * -RDDP_SCTP_ERR_TOO_LONG.
  */
 int rddp_sctp_seg_build(u16 ssn, const u8 *hdr, u32 hdr_len, u32 payload_len,
 			u8 *buf);
 
-/*
- * Encode a Stream Session Control payload: @ssn, function code @fc and
- * @pd_len octets of private data @pd (none for a Terminate) into @buf of
- * @buf_len octets. Returns the length, or a negative enum rddp_sctp_err.
+/**
+ * rddp_sctp_ctrl_build() - encode a Stream Session Control payload
+ * @ssn: the DDP-SSN
+ * @fc: the function code
+ * @pd: the private data (none for a Terminate)
+ * @pd_len: its octets
+ * @buf: where the payload goes
+ * @buf_len: its size
+ *
+ * Return: the length, or a negative enum rddp_sctp_err.
  */
 int rddp_sctp_ctrl_build(u16 ssn, u16 fc, const u8 *pd, u32 pd_len, u8 *buf,
 			 u32 buf_len);
 
-/*
- * Sending side of one DDP Stream's DDP-SSN (§2.2.1, §7): the next SSN to
- * assign and how many chunks are not yet acknowledged.
+/**
+ * struct rddp_sctp_ssn_tx - sending side of one DDP Stream's DDP-SSN
+ * (§2.2.1, §7)
+ * @next: the next DDP-SSN to assign
+ * @inflight: chunks sent and not yet acknowledged
  */
 struct rddp_sctp_ssn_tx {
 	u16 next;
 	u16 inflight;
 };
 
+/**
+ * rddp_sctp_ssn_tx_init() - start a session's sending side
+ * @tx: the state; the first DDP-SSN is RDDP_SCTP_SSN_FIRST
+ */
 void rddp_sctp_ssn_tx_init(struct rddp_sctp_ssn_tx *tx);
-/* Assign the next DDP-SSN, or RDDP_SCTP_ERR_SSN_INFLIGHT: wait for acks. */
+
+/**
+ * rddp_sctp_ssn_tx_take() - assign the next DDP-SSN
+ * @tx: the sending side
+ * @ssn: the DDP-SSN for the chunk to send
+ *
+ * Return: RDDP_SCTP_OK, or RDDP_SCTP_ERR_SSN_INFLIGHT when 32767 chunks are
+ * unacknowledged (§7): wait for acks.
+ */
 enum rddp_sctp_err rddp_sctp_ssn_tx_take(struct rddp_sctp_ssn_tx *tx, u16 *ssn);
-/* @n more of the chunks sent were acknowledged. */
+
+/**
+ * rddp_sctp_ssn_tx_acked() - chunks sent were acknowledged
+ * @tx: the sending side
+ * @n: how many more (at most the ones in flight count)
+ */
 void rddp_sctp_ssn_tx_acked(struct rddp_sctp_ssn_tx *tx, u32 n);
 
-/*
- * Receiving side (§7): chunks arrive in any order; they are delivered in
- * DDP-SSN order. @next is the oldest DDP-SSN not yet delivered; a held
- * chunk's bit is set at its DDP-SSN modulo RDDP_SCTP_SSN_WINDOW (held
- * DDP-SSNs lie in next+1 .. next+32766, distinct modulo 32768).
+/**
+ * struct rddp_sctp_ssn_rx - receiving side of one DDP Stream's DDP-SSN (§7)
+ * @next: the oldest DDP-SSN not yet delivered
+ * @nr_held: chunks held, waiting for an earlier one
+ * @held: a held chunk's bit is set at its DDP-SSN modulo
+ *	RDDP_SCTP_SSN_WINDOW (held DDP-SSNs lie in next+1 .. next+32766,
+ *	distinct modulo 32768)
+ *
+ * Chunks arrive in any order; they are delivered in DDP-SSN order.
  * About 4 KiB: allocate it, never put it on the kernel stack.
  */
 struct rddp_sctp_ssn_rx {
@@ -178,21 +239,34 @@ struct rddp_sctp_ssn_rx {
 	u32 held[RDDP_SCTP_SSN_WINDOW / 32];
 };
 
+/**
+ * rddp_sctp_ssn_rx_init() - start a session's receiving side
+ * @rx: the state; the first DDP-SSN expected is RDDP_SCTP_SSN_FIRST
+ */
 void rddp_sctp_ssn_rx_init(struct rddp_sctp_ssn_rx *rx);
 
-/*
- * A chunk with DDP-SSN @ssn arrived. Returns RDDP_SCTP_OK when it is the
- * next one: deliver it, then the chunks rddp_sctp_ssn_rx_pop() names.
- * RDDP_SCTP_HELD when it is later, within the window: keep it. Otherwise
- * RDDP_SCTP_ERR_SSN_DUP (already held), _BEYOND (32767 after the next
- * one: more than §7 lets be in flight), _OLD (32768 to 65535 after it,
- * i.e. before it: delivered, or before this session's first); the state
- * is then unchanged.
+/**
+ * rddp_sctp_ssn_rx_arrive() - a chunk arrived
+ * @rx: the receiving side
+ * @ssn: the chunk's DDP-SSN
+ *
+ * Return: RDDP_SCTP_OK when it is the next one: deliver it, then the
+ * chunks rddp_sctp_ssn_rx_pop() names. RDDP_SCTP_HELD when it is later,
+ * within the window: keep it. Otherwise RDDP_SCTP_ERR_SSN_DUP (already
+ * held), _BEYOND (32767 after the next one: more than §7 lets be in
+ * flight), _OLD (32768 to 65535 after it, i.e. before it: delivered, or
+ * before this session's first); the state is then unchanged.
  */
 enum rddp_sctp_err rddp_sctp_ssn_rx_arrive(struct rddp_sctp_ssn_rx *rx,
 					   u16 ssn);
 
-/* True, with *@ssn, while the next DDP-SSN is held: deliver that chunk. */
+/**
+ * rddp_sctp_ssn_rx_pop() - the next held chunk, if any
+ * @rx: the receiving side
+ * @ssn: the DDP-SSN of the chunk to deliver now
+ *
+ * Return: true, with *@ssn, while the next DDP-SSN is held.
+ */
 bool rddp_sctp_ssn_rx_pop(struct rddp_sctp_ssn_rx *rx, u16 *ssn);
 
 /*
@@ -209,19 +283,39 @@ enum rddp_sctp_phase {
 	RDDP_SCTP_PHASE_CLOSED,		/* sent Terminate */
 };
 
+/**
+ * struct rddp_sctp_sess - where a DDP Stream Session's sequence stands
+ * @tx: enum rddp_sctp_phase of what we sent
+ * @rx: enum rddp_sctp_phase of what the peer sent
+ */
 struct rddp_sctp_sess {
-	u8 tx;			/* enum rddp_sctp_phase of what we sent */
-	u8 rx;			/* enum rddp_sctp_phase of what the peer sent */
+	u8 tx;
+	u8 rx;
 };
 
+/**
+ * rddp_sctp_sess_init() - a new session: both sides in negotiation
+ * @s: the session
+ */
 void rddp_sctp_sess_init(struct rddp_sctp_sess *s);
 
-/*
- * The peer's next message in DDP-SSN order (@msg: RDDP_SCTP_MSG_SEGMENT or
- * a function code) / ours before we send it. Returns RDDP_SCTP_OK and
- * advances, or an RDDP_SCTP_ERR_SEQ_* error and leaves @s unchanged.
+/**
+ * rddp_sctp_sess_rx() - check the peer's next message, in DDP-SSN order
+ * @s: the session
+ * @msg: RDDP_SCTP_MSG_SEGMENT or a function code
+ *
+ * Return: RDDP_SCTP_OK having advanced, or an RDDP_SCTP_ERR_SEQ_* error
+ * leaving @s unchanged.
  */
 enum rddp_sctp_err rddp_sctp_sess_rx(struct rddp_sctp_sess *s, u16 msg);
+
+/**
+ * rddp_sctp_sess_tx() - check our next message before we send it
+ * @s: the session
+ * @msg: RDDP_SCTP_MSG_SEGMENT or a function code
+ *
+ * Return: as rddp_sctp_sess_rx().
+ */
 enum rddp_sctp_err rddp_sctp_sess_tx(struct rddp_sctp_sess *s, u16 msg);
 
 #endif /* RDDP_SCTP_H */

@@ -86,8 +86,9 @@ suite fuzz bash tools/fuzz.sh "${RDDP_FUZZ_SECONDS:-15}"
 
 # Kernel module builds (both kernels) and static checks.
 suite kmod bash tools/kmod-check.sh
-# Debian packages: make deb, lintian, dkms build in a scratch tree, rddp-utils
-# in a scratch root, module metadata, rddp-link@.service.
+# Debian packages: make deb, lintian, dkms build and install in a scratch tree
+# (the installed module loaded by modprobe in a qemu guest on Debian's
+# kernel), rddp-utils in a scratch root, module metadata, rddp-link@.service.
 suite package bash tools/package-check.sh
 # rddpctl and the test programs VM tests run from /rddp/build/cmake.
 suite userspace make -s userspace

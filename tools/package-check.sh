@@ -1,12 +1,17 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
-# The Debian packages, on the host (no VM, nothing installed on the host):
+# The Debian packages (nothing installed on the host; one qemu guest):
 #   - `make deb` builds rddp-dkms, rddp-utils and the source package
 #   - lintian reports no errors (warnings are listed in the log)
 #   - rddp-dkms: `dkms add` and `dkms build` (one job, unsigned) in a
 #     scratch DKMS tree against Debian's 6.1 headers produce rddp.ko whose
 #     modinfo has the package's version, description, author, license, the
 #     rdma-link-rddp alias and a description for every module_param
+#   - `dkms install` into a scratch install tree puts it in
+#     KVER/updates/dkms/; that tree, kept in build/check/dkms/modules, is
+#     copied into /lib/modules of a qemu guest on Debian's kernel
+#     (tests/vm/dkms.sh), where depmod, `modprobe rddp`, rdma link add,
+#     rping -V, link delete and rmmod work with DKMS's module and no other
 #   - build/kmod-stock/rddp.ko (make kmod-stock) has the same metadata
 #   - rddp-utils installs with dpkg into a scratch root; rddpctl --version
 #     reports the package's version, `man -l` renders rddpctl(8), the bash
@@ -109,11 +114,60 @@ else
 		not_ok "dkms build of rddp-dkms against $kver's headers makes rddp.ko" "$log"
 	fi
 fi
+# dkms install into a scratch install tree (--installtree stands in for
+# /lib/modules, --no-depmod leaves the host's modules.dep alone); the tree
+# is kept in build/check/dkms/ for the VM test below.
+log="$out/package-dkms-install.log"
+dkms_tree_out="$out/dkms"
+rm -rf "$dkms_tree_out"
+if [ -n "$dkms_ko" ]; then
+	mkdir -p "$scratch/dkms-install/$kver"
+	if nice -n 19 dkms install --no-depmod --installtree "$scratch/dkms-install" \
+		"${dkms_opts[@]}" -k "$kver" >"$log" 2>&1 &&
+		[ -f "$scratch/dkms-install/$kver/updates/dkms/rddp.ko" ] &&
+		cmp -s "$dkms_ko" "$scratch/dkms-install/$kver/updates/dkms/rddp.ko"; then
+		mkdir -p "$dkms_tree_out"
+		cp -a "$scratch/dkms-install/." "$dkms_tree_out/modules/"
+		ok "dkms install puts DKMS's rddp.ko in $kver/updates/dkms/"
+	else
+		{ echo "# install tree:"; find "$scratch/dkms-install"; } >>"$log"
+		not_ok "dkms install puts DKMS's rddp.ko in $kver/updates/dkms/" "$log"
+	fi
+else
+	skipped "dkms install" "no module built"
+fi
 if [ -n "$dkms_ko" ]; then
 	check "modinfo of DKMS's rddp.ko: version $ver, description, author, license, alias, parameters" \
 		"$out/package-modinfo-dkms.log" modinfo_ok "$dkms_ko" "$ver"
 else
 	skipped "modinfo of DKMS's rddp.ko" "no module built"
+fi
+
+# The installed tree in a guest on Debian's kernel (tests/vm/dkms.sh): no
+# --ko, so DKMS's rddp.ko is the only one; depmod, modprobe rddp, rdma link
+# add, rping -V, link delete, rmmod, and run.sh's kernel-log check. Its TAP
+# lines count as this suite's.
+if [ -f "$dkms_tree_out/modules/$kver/updates/dkms/rddp.ko" ]; then
+	log="$out/package-vm-dkms.log"
+	sum=$(sha256sum "$dkms_ko" | cut -d' ' -f1)
+	nice -n 10 bash tools/vm/run.sh --kernel stock --timeout 600 --name package-dkms \
+		tests/vm/dkms.sh "build/check/dkms/modules" "$sum" >"$log" 2>&1
+	vm_lines=0
+	while IFS= read -r line; do
+		case $line in
+		"ok "*"# SKIP"*)
+			t=${line#ok * - }
+			skipped "VM: ${t%% # SKIP*}" "${t#*# SKIP }" ;;
+		"ok "*) ok "VM: ${line#ok * - }" ;;
+		"not ok "*) n=$((n + 1)); fail=$((fail + 1)); echo "not ok $n - VM: ${line#not ok * - } (log $log)" ;;
+		"#"*) echo "$line" ;;
+		*) continue ;;
+		esac
+		vm_lines=$((vm_lines + 1))
+	done <"$log"
+	[ "$vm_lines" -gt 0 ] || not_ok "VM run of tests/vm/dkms.sh reported results" "$log"
+else
+	skipped "VM: modprobe of DKMS's rddp.ko" "no installed module"
 fi
 
 # make kmod-stock (up to date after tools/kmod-check.sh; else it rebuilds

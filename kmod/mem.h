@@ -90,36 +90,64 @@ struct rddp_device;
 			 IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_ATOMIC | \
 			 IB_ACCESS_OPTIONAL)
 
+/**
+ * struct rddp_pd - a protection domain; the RDMA core's object is all it has
+ * @base: the core's PD
+ */
 struct rddp_pd {
 	struct ib_pd base;
 };
 
+/**
+ * struct rddp_mr - a memory region (lifetime and locking rules above)
+ * @base: the core's MR; base.lkey == base.rkey == the STag
+ * @rdev: its device
+ * @ref: references: the verbs object's and the data path's holders'
+ * @dead: deregistered; written under @lock
+ * @lock: see the rules above
+ * @free_work: the last put after dereg_mr queues the free here
+ * @rcu: the free waits for an RCU grace period
+ * @va: first tagged offset (TO)
+ * @len: bytes; a DMA MR covers all TOs
+ * @access: IB_ACCESS_*
+ * @dma_mr: get_dma_mr's: a TO is a kernel virtual address
+ * @umem: user MRs: the pinned pages
+ * @pages: @umem's pages in TO order
+ * @npages: entries in @pages
+ * @first_off: byte offset of @va in pages[0], or of the mapped iova in
+ *	fr_pages[0]
+ * @stag: the STag lookups match
+ * @fr: a fast-register MR (alloc_mr)
+ * @fr_flags: RDDP_MR_VALID
+ * @fr_pages: kernel addresses, page-size aligned
+ * @fr_max: slots in @fr_pages
+ * @fr_npages: slots filled by the last map_mr_sg
+ * @fr_page_shift: log2 of the mapped page size
+ */
 struct rddp_mr {
-	struct ib_mr base;		/* base.lkey == base.rkey == STag */
+	struct ib_mr base;
 	struct rddp_device *rdev;
 	refcount_t ref;
-	bool dead;			/* deregistered; written under @lock */
+	bool dead;
 	spinlock_t lock;		/* see the rules above */
-	struct work_struct free_work;	/* the last put after dereg_mr */
+	struct work_struct free_work;
 	struct rcu_head rcu;
-	u64 va;				/* first tagged offset (TO) */
-	u64 len;			/* bytes; a DMA MR covers all TOs */
-	int access;			/* IB_ACCESS_* */
-	bool dma_mr;			/* get_dma_mr: TO = kernel virtual addr */
-	struct ib_umem *umem;		/* user MRs: the pinned pages */
-	struct page **pages;		/* umem's pages in TO order */
+	u64 va;
+	u64 len;
+	int access;
+	bool dma_mr;
+	struct ib_umem *umem;
+	struct page **pages;
 	unsigned long npages;
-	/* byte offset of va in pages[0], or of the mapped iova in fr_pages[0] */
 	unsigned int first_off;
-	u32 stag;			/* the STag lookups match */
+	u32 stag;
 
-	/* fast-register MRs (alloc_mr), see above */
 	bool fr;
-	unsigned long fr_flags;		/* RDDP_MR_VALID */
-	u64 *fr_pages;			/* kernel addresses, page-size aligned */
-	u32 fr_max;			/* slots in fr_pages */
-	u32 fr_npages;			/* filled by the last map_mr_sg */
-	u32 fr_page_shift;		/* log2 of the mapped page size */
+	unsigned long fr_flags;
+	u64 *fr_pages;
+	u32 fr_max;
+	u32 fr_npages;
+	u32 fr_page_shift;
 };
 
 #define RDDP_MR_VALID	0	/* bit in fr_flags */
@@ -127,20 +155,32 @@ struct rddp_mr {
 /* Page-list length of a fast-register MR (query_device reports it). */
 #define RDDP_MAX_FR_PAGES	512
 
+/**
+ * to_rddp_mr() - the rddp MR of a core MR
+ * @mr: the core's MR, one of rddp's
+ *
+ * Return: the struct rddp_mr it is embedded in.
+ */
 static inline struct rddp_mr *to_rddp_mr(struct ib_mr *mr)
 {
 	return container_of(mr, struct rddp_mr, base);
 }
 
-/*
- * rddp_mr_get - look up and reference the MR of @stag for a data transfer.
- * @pd:     the PD of the QP doing the transfer (must be the MR's PD)
+/**
+ * rddp_mr_get() - look up and reference the MR of an STag for a data
+ * transfer
+ * @rdev: the device
+ * @stag: the STag
+ * @pd: the PD of the QP doing the transfer (must be the MR's PD)
  * @access: IB_ACCESS_* the transfer needs (0 for a local read, LOCAL_WRITE
- *          to place into a receive buffer, REMOTE_WRITE/REMOTE_READ for a
- *          tagged buffer targeted by the peer)
- * @to, @len: the tagged offset and length of the transfer
+ *	to place into a receive buffer, REMOTE_WRITE/REMOTE_READ for a
+ *	tagged buffer targeted by the peer)
+ * @to: the tagged offset of the transfer
+ * @len: its length
  *
- * Returns a referenced MR (release with rddp_mr_put()) or an ERR_PTR:
+ * Callable from any context (RCU lookup, no sleeping).
+ *
+ * Return: a referenced MR (release with rddp_mr_put()) or an ERR_PTR:
  *  -ENOENT     no valid MR has this STag (index unused or key mismatch):
  *              DDP "invalid STag" / RDMAP "invalid STag"
  *  -EPERM      STag not associated with @pd: DDP "STag not associated with
@@ -149,68 +189,189 @@ static inline struct rddp_mr *to_rddp_mr(struct ib_mr *mr)
  *  -EOVERFLOW  @to + @len wraps: DDP "TO wrap"
  *  -ERANGE     [@to, @to + @len) outside the MR: DDP/RDMAP "base or bounds
  *              violation"
- * Callable from any context (RCU lookup, no sleeping).
  */
 struct rddp_mr *rddp_mr_get(struct rddp_device *rdev, u32 stag,
 			    struct ib_pd *pd, int access, u64 to, u64 len);
+
+/**
+ * rddp_mr_put() - drop a data-path reference taken by rddp_mr_get()
+ * @mr: the MR
+ *
+ * The last put after dereg_mr queues the free (@free_work). Any context.
+ */
 void rddp_mr_put(struct rddp_mr *mr);
 
-/*
- * rddp_mr_copy - copy @len bytes from @src to @dst, one of which
- * rddp_mr_addr() (or a DMA MR's TO) gave for a chunk of @mr that the caller
- * holds a reference on for @stag (placement writes into the MR, TX reads a
- * Read Response out of it), if the MR still answers to @stag: not
+/**
+ * rddp_mr_copy() - copy a chunk into or out of an MR that still answers to
+ * its STag
+ * @mr: the MR, referenced by the caller for @stag
+ * @stag: the STag the reference was taken for
+ * @dst: the destination
+ * @src: the source
+ * @len: bytes to copy
+ *
+ * One of @dst and @src is what rddp_mr_addr() (or a DMA MR's TO) gave for a
+ * chunk of @mr: placement writes into the MR, TX reads a Read Response out
+ * of it. The copy happens only if the MR still answers to @stag: not
  * deregistered, and a fast-register MR neither invalidated nor registered
- * again since. Returns false, having copied nothing, if it does not.
- * Any context; the copy runs under RCU or a spinlock, so keep chunks to a
- * page.
+ * again since. Any context; the copy runs under RCU or a spinlock, so keep
+ * chunks to a page.
+ *
+ * Return: true if copied; false, having copied nothing, if not.
  */
 bool rddp_mr_copy(struct rddp_mr *mr, u32 stag, u8 *dst, const u8 *src,
 		  u32 len);
 
-/* Process the MR frees queued by the last puts (rddp_dealloc_driver()). */
+/**
+ * rddp_mr_flush_frees() - process the MR frees queued by the last puts
+ *
+ * Called by rddp_dealloc_driver() once every QP, and so every holder, is
+ * gone.
+ */
 void rddp_mr_flush_frees(void);
-/* The MR free queue: module init and exit. */
+
+/**
+ * rddp_mem_init() - module init: allocate the MR free queue
+ *
+ * Return: 0 or -ENOMEM.
+ */
 int rddp_mem_init(void);
+
+/**
+ * rddp_mem_exit() - module exit: destroy the MR free queue
+ */
 void rddp_mem_exit(void);
 
-/*
- * rddp_mr_addr - the kernel address of byte @to of a user or fast-register
- * MR and how many bytes are contiguous from there (@contig: to the end of
- * that page of the MR's page list). @to must lie inside the MR (checked by
- * rddp_mr_get()); NULL if it does not. A DMA MR has no page list: its TOs
- * are kernel virtual addresses (rddp registers without a DMA device, so
- * ib_dma_map_*() hands out virtual addresses); use them directly.
+/**
+ * rddp_mr_addr() - the kernel address of a byte of a user or fast-register
+ * MR
+ * @mr: the MR
+ * @to: the byte's tagged offset, inside the MR (checked by rddp_mr_get())
+ * @contig: set to the bytes contiguous from there, to the end of that page
+ *	of the MR's page list
+ *
+ * A DMA MR has no page list: its TOs are kernel virtual addresses (rddp
+ * registers without a DMA device, so ib_dma_map_*() hands out virtual
+ * addresses); use them directly.
+ *
+ * Return: the address, or NULL if @to is not inside the MR.
  */
 u8 *rddp_mr_addr(struct rddp_mr *mr, u64 to, u32 *contig);
 
-/*
- * rddp_mr_fast_reg - execute an IB_WR_REG_MR (TX, in SQ order): @ibmr,
- * mapped by map_mr_sg, becomes valid under STag @key with @access.
- * rddp_mr_invalidate - execute an invalidation of @stag for a QP of @pd
- * (IB_WR_LOCAL_INV, Read with local invalidate, received Send with
- * Invalidate). Any context. Both return 0 or:
+/**
+ * rddp_mr_fast_reg() - execute an IB_WR_REG_MR (TX, in SQ order)
+ * @ibmr: the fast-register MR, mapped by map_mr_sg
+ * @pd: the PD of the QP executing it
+ * @key: the STag it becomes valid under
+ * @access: IB_ACCESS_* it gets
+ *
+ * Any context.
+ *
+ * Return: 0 or, as rddp_mr_invalidate(), -ENOENT, -EPERM, or -EINVAL: MR
+ * still valid, key of another MR, or bad access flags.
+ */
+int rddp_mr_fast_reg(struct ib_mr *ibmr, struct ib_pd *pd, u32 key,
+		     int access);
+
+/**
+ * rddp_mr_invalidate() - execute an invalidation of an STag
+ * @rdev: the device
+ * @stag: the STag
+ * @pd: the PD of the QP executing it
+ *
+ * For IB_WR_LOCAL_INV, a Read with local invalidate and a received Send
+ * with Invalidate. Invalidating an STag that is already invalid succeeds
+ * (verbs semantics). Any context.
+ *
+ * Return: 0 or:
  *  -ENOENT  no MR has this STag (index unused or key mismatch)
  *  -EPERM   the MR belongs to another PD (RFC 5040 §7: "STag not
  *           associated with RDMAP stream")
  *  -EINVAL  not a fast-register MR: it cannot be invalidated (RFC 5040
- *           §7, "STag cannot be invalidated"); REG_MR: MR still valid,
- *           key of another MR, or bad access flags
- * Invalidating an STag that is already invalid succeeds (verbs semantics).
+ *           §7, "STag cannot be invalidated")
  */
-int rddp_mr_fast_reg(struct ib_mr *ibmr, struct ib_pd *pd, u32 key,
-		     int access);
 int rddp_mr_invalidate(struct rddp_device *rdev, u32 stag, struct ib_pd *pd);
 
-/* verbs (mem.c) */
+/**
+ * rddp_alloc_pd() - ib_device_ops.alloc_pd
+ * @pd: the PD the core allocated
+ * @udata: user data (unused)
+ *
+ * Return: 0, or -ENOMEM at RDDP_MAX_PD.
+ */
 int rddp_alloc_pd(struct ib_pd *pd, struct ib_udata *udata);
+
+/**
+ * rddp_dealloc_pd() - ib_device_ops.dealloc_pd
+ * @pd: the PD
+ * @udata: user data (unused)
+ *
+ * Return: 0.
+ */
 int rddp_dealloc_pd(struct ib_pd *pd, struct ib_udata *udata);
+
+/**
+ * rddp_get_dma_mr() - ib_device_ops.get_dma_mr: an MR whose TOs are kernel
+ * virtual addresses
+ * @pd: its PD
+ * @access: IB_ACCESS_*
+ *
+ * Return: the MR or an ERR_PTR (bad access flags, RDDP_MAX_MR, no STag).
+ */
 struct ib_mr *rddp_get_dma_mr(struct ib_pd *pd, int access);
+
+/**
+ * rddp_reg_user_mr() - ib_device_ops.reg_user_mr: pin and register user
+ * memory
+ * @pd: its PD
+ * @start: the user address of the memory
+ * @len: its bytes, at most RDDP_MAX_MR_SIZE
+ * @virt: the TO of its first byte
+ * @access: IB_ACCESS_*
+ * @udata: libsiw's request (the STag key) and response (the STag)
+ *
+ * Return: the MR or an ERR_PTR.
+ */
 struct ib_mr *rddp_reg_user_mr(struct ib_pd *pd, u64 start, u64 len,
 			       u64 virt, int access, struct ib_udata *udata);
+
+/**
+ * rddp_dereg_mr() - ib_device_ops.dereg_mr
+ * @mr: the MR
+ * @udata: user data (unused)
+ *
+ * The STag stops answering at once; the memory is freed after the last
+ * holder's put (the rules above). Never waits for the peer.
+ *
+ * Return: 0.
+ */
 int rddp_dereg_mr(struct ib_mr *mr, struct ib_udata *udata);
+
+/**
+ * rddp_alloc_mr() - ib_device_ops.alloc_mr: a fast-register MR
+ * @pd: its PD
+ * @type: IB_MR_TYPE_MEM_REG only
+ * @max_num_sg: its page-list length, at most RDDP_MAX_FR_PAGES
+ *
+ * The MR is published invalid: no lookup succeeds before a REG_MR.
+ *
+ * Return: the MR or an ERR_PTR (-EOPNOTSUPP for another @type, -EINVAL,
+ * -ENOMEM).
+ */
 struct ib_mr *rddp_alloc_mr(struct ib_pd *pd, enum ib_mr_type type,
 			    u32 max_num_sg);
+
+/**
+ * rddp_map_mr_sg() - ib_device_ops.map_mr_sg: fill a fast-register MR's
+ * page list
+ * @mr: the MR
+ * @sg: the scatterlist
+ * @sg_nents: its entries
+ * @sg_offset: byte offset into the first entry (ib_sg_to_pages())
+ *
+ * Return: the entries mapped; -EINVAL, or -EBUSY while the MR is valid or
+ * has holders.
+ */
 int rddp_map_mr_sg(struct ib_mr *mr, struct scatterlist *sg, int sg_nents,
 		   unsigned int *sg_offset);
 

@@ -677,10 +677,6 @@ struct rddp_qp *rddp_qp_get_by_qpn(struct rddp_device *rdev, u32 qpn)
 	return qp;
 }
 
-/*
- * iw_cm looks a QP up by number on behalf of a consumer that owns it, then
- * takes its own reference with iw_add_ref.
- */
 struct ib_qp *rddp_iw_get_qp(struct ib_device *ibdev, int qpn)
 {
 	struct rddp_qp *qp = xa_load(&to_rddp_dev(ibdev)->qp_xa, qpn);

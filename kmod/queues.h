@@ -44,15 +44,24 @@ struct rddp_stream;
 /* See rddp_slot_flags(): publishes (or frees) a slot. */
 #define rddp_slot_set(slot, f)	smp_store_release(&(slot)->flags, (f))
 
-/*
- * struct rddp_cq - a completion queue (cq.c).
+/**
+ * struct rddp_cq - a completion queue (cq.c)
+ * @base: the core's CQ
+ * @lock: serialises producers (rddp_cq_push()) and the kernel poller
+ * @queue: @num_cqe CQEs, followed by @ctrl
+ * @ctrl: the struct siw_cq_ctrl that libsiw writes to arm notification
+ * @num_cqe: slots in @queue
+ * @cq_put: producer index, under @lock
+ * @cq_get: kernel CQs: consumer index, under @lock (a user CQ's lives in
+ *	libsiw)
+ * @id: the CQ's number, handed to libsiw (siw_uresp_create_cq.cq_id)
+ * @user: a user CQ, mapped by libsiw
+ * @mmap: user CQs: the mmap entry the memory belongs to; it is freed when
+ *	the last mapping goes
+ *
  * Lifetime: allocated by the core (INIT_RDMA_OBJ_SIZE); the core refuses to
  * destroy a CQ a QP still uses (usecnt), so a QP may push to its CQs without
- * references. @queue holds @num_cqe CQEs followed by the struct siw_cq_ctrl
- * (@ctrl) that libsiw writes to arm notification; for user CQs the memory
- * belongs to the mmap entry @mmap and is freed when the last mapping goes.
- * @lock serialises producers (rddp_cq_push) and the kernel poller; the
- * consumer index of a user CQ lives in libsiw.
+ * references.
  */
 struct rddp_cq {
 	struct ib_cq base;
@@ -60,18 +69,30 @@ struct rddp_cq {
 	struct siw_cqe *queue;
 	struct siw_cq_ctrl *ctrl;
 	u32 num_cqe;
-	u32 cq_put;	/* producer index, under @lock */
-	u32 cq_get;	/* kernel CQs: consumer index, under @lock */
+	u32 cq_put;
+	u32 cq_get;
 	u32 id;
 	bool user;
 	struct rdma_user_mmap_entry *mmap;
 };
 
-/*
- * struct rddp_srq - a shared receive queue (srq.c).
+/**
+ * struct rddp_srq - a shared receive queue (srq.c)
+ * @base: the core's SRQ
+ * @lock: protects @rq_get, @rq_put (kernel SRQs), @limit and @armed
+ * @queue: the ring of RQEs
+ * @num_rqe: its slots
+ * @rq_get: consumer index
+ * @rq_put: kernel SRQs: producer index (a user SRQ's lives in libsiw)
+ * @max_sge: SGEs an RQE may have
+ * @limit: the SRQ limit armed by modify_srq
+ * @armed: IB_EVENT_SRQ_LIMIT_REACHED is due when fewer than @limit RQEs
+ *	remain
+ * @user: a user SRQ, mapped by libsiw
+ * @mmap: user SRQs: the mmap entry the ring belongs to
+ *
  * Lifetime: allocated by the core; the core refuses to destroy an SRQ a QP
- * still uses. @lock protects @rq_get, @rq_put (kernel SRQs), @limit and
- * @armed. For user SRQs the ring belongs to the mmap entry @mmap.
+ * still uses.
  */
 struct rddp_srq {
 	struct ib_srq base;
@@ -87,19 +108,52 @@ struct rddp_srq {
 	struct rdma_user_mmap_entry *mmap;
 };
 
-/*
- * struct rddp_qp - an RC queue pair (qp.c).
- * Lifetime: allocated by the core; @ref starts at 1 (the verbs object) and
- * is taken by iw_add_ref/rddp_qp_get and dropped by iw_rem_ref/rddp_qp_put.
- * destroy_qp removes the QPN from rddp_device.qp_xa, drops the verbs
- * reference and sleeps on @freed until the count reaches 0, so the core
- * frees the memory only after every holder has let go.
- * @state_lock (mutex) serialises state changes (modify_qp, the CM calls);
- * @state is written with @state_lock, @sq_lock and @rq_lock all held, so it
- * is stable for anyone holding one of them.
- * @sq_lock protects the SQ indices, @rq_lock the RQ indices. For user QPs
- * the rings belong to the mmap entries and the producer indices live in
- * libsiw; the kernel only consumes.
+/**
+ * struct rddp_qp - an RC queue pair (qp.c)
+ * @base: the core's QP
+ * @rdev: its device
+ * @ref: references: 1 for the verbs object, taken by iw_add_ref and
+ *	rddp_qp_get(), dropped by iw_rem_ref and rddp_qp_put()
+ * @freed: completed when @ref reaches 0
+ * @state_lock: serialises state changes (modify_qp, the CM calls)
+ * @state: written with @state_lock, @sq_lock and @rq_lock all held, so it is
+ *	stable for anyone holding one of them
+ * @connected: set by the CM (rddp_qp_connected())
+ * @user: a user QP, its rings mapped by libsiw
+ * @sig_all: sq_sig_type IB_SIGNAL_ALL_WR
+ * @access: qp_access_flags
+ * @ord: max_rd_atomic
+ * @ird: max_dest_rd_atomic
+ * @max_inline: inline data bytes an SQE may carry
+ * @scq: the send CQ
+ * @rcq: the receive CQ
+ * @srq: the SRQ, or NULL
+ * @sq_lock: protects the SQ indices
+ * @sq: the SQ ring
+ * @num_sqe: its slots
+ * @sq_get: SQ consumer index
+ * @sq_put: SQ producer index, kernel QPs only (a user QP's lives in libsiw)
+ * @sq_sges: SGEs an SQE may have
+ * @sq_mmap: user QPs: the mmap entry the SQ belongs to
+ * @stream: the connection's data path (stream.h): set with the move to RTS
+ *	by rddp_qp_connected(), stopped under @state_lock when the QP leaves
+ *	RTS, freed by destroy_qp; replaced only with @tx_mutex held too
+ * @tx_work: runs the TX engine on the rddp_tx workqueue (qp_tx.c)
+ * @tx_mutex: the TX engine runs under it, from @tx_work or inline from a
+ *	user's doorbell; order: @state_lock, then @tx_mutex
+ * @rq_lock: protects the RQ indices
+ * @rq: the RQ ring; NULL with an SRQ
+ * @num_rqe: its slots
+ * @rq_get: RQ consumer index
+ * @rq_put: RQ producer index, kernel QPs only
+ * @rq_sges: SGEs an RQE may have
+ * @rq_mmap: user QPs: the mmap entry the RQ belongs to
+ *
+ * Lifetime: allocated by the core. destroy_qp removes the QPN from
+ * rddp_device.qp_xa, drops the verbs reference and sleeps on @freed until
+ * @ref reaches 0, so the core frees the memory only after every holder has
+ * let go. For user QPs the rings belong to the mmap entries and the kernel
+ * only consumes.
  */
 struct rddp_qp {
 	struct ib_qp base;
@@ -109,12 +163,12 @@ struct rddp_qp {
 
 	struct mutex state_lock;	/* see above */
 	enum ib_qp_state state;
-	bool connected;		/* set by the CM (rddp_qp_connected) */
+	bool connected;
 	bool user;
 	bool sig_all;
-	int access;		/* qp_access_flags */
-	u8 ord;			/* max_rd_atomic */
-	u8 ird;			/* max_dest_rd_atomic */
+	int access;
+	u8 ord;
+	u8 ird;
 	u32 max_inline;
 
 	struct rddp_cq *scq;
@@ -125,151 +179,456 @@ struct rddp_qp {
 	struct siw_sqe *sq;
 	u32 num_sqe;
 	u32 sq_get;
-	u32 sq_put;		/* kernel QPs only */
+	u32 sq_put;
 	u32 sq_sges;
 	struct rdma_user_mmap_entry *sq_mmap;
 
-	/*
-	 * The connection's data path (stream.h): set with the move to RTS by
-	 * rddp_qp_connected(), stopped under @state_lock when the QP leaves
-	 * RTS, freed by destroy_qp. Its TX engine runs under @tx_mutex, from
-	 * @tx_work or inline from a user's doorbell (qp_tx.c); @stream is
-	 * replaced only with @tx_mutex held too. Order: state_lock, tx_mutex.
-	 */
 	struct rddp_stream *stream;
 	struct work_struct tx_work;
 	struct mutex tx_mutex;		/* see above */
 
 	spinlock_t rq_lock;	/* see above */
-	struct siw_rqe *rq;	/* NULL with an SRQ */
+	struct siw_rqe *rq;
 	u32 num_rqe;
 	u32 rq_get;
-	u32 rq_put;		/* kernel QPs only */
+	u32 rq_put;
 	u32 rq_sges;
 	struct rdma_user_mmap_entry *rq_mmap;
 };
 
+/**
+ * to_rddp_cq() - the rddp CQ of a core CQ
+ * @cq: the core's CQ, one of rddp's
+ *
+ * Return: the struct rddp_cq it is embedded in.
+ */
 static inline struct rddp_cq *to_rddp_cq(struct ib_cq *cq)
 {
 	return container_of(cq, struct rddp_cq, base);
 }
 
+/**
+ * to_rddp_qp() - the rddp QP of a core QP
+ * @qp: the core's QP, one of rddp's
+ *
+ * Return: the struct rddp_qp it is embedded in.
+ */
 static inline struct rddp_qp *to_rddp_qp(struct ib_qp *qp)
 {
 	return container_of(qp, struct rddp_qp, base);
 }
 
+/**
+ * to_rddp_srq() - the rddp SRQ of a core SRQ
+ * @srq: the core's SRQ, one of rddp's
+ *
+ * Return: the struct rddp_srq it is embedded in.
+ */
 static inline struct rddp_srq *to_rddp_srq(struct ib_srq *srq)
 {
 	return container_of(srq, struct rddp_srq, base);
 }
 
-/* A completion as the data path reports it. */
+/**
+ * struct rddp_cqe - a completion as the data path reports it
+ * @id: the work request's wr_id
+ * @opcode: enum siw_opcode
+ * @status: enum siw_wc_status
+ * @bytes: bytes transferred
+ * @inval_stag: the STag a Send with Invalidate invalidated, valid with
+ *	SIW_WQE_REM_INVAL in @flags
+ * @flags: 0 or SIW_WQE_REM_INVAL
+ * @qp: the QP
+ */
 struct rddp_cqe {
-	u64 id;			/* wr_id */
-	u8 opcode;		/* enum siw_opcode */
-	u16 status;		/* enum siw_wc_status */
+	u64 id;
+	u8 opcode;
+	u16 status;
 	u32 bytes;
-	u32 inval_stag;		/* valid with SIW_WQE_REM_INVAL in flags */
-	u8 flags;		/* 0 or SIW_WQE_REM_INVAL */
+	u32 inval_stag;
+	u8 flags;
 	struct rddp_qp *qp;
 };
 
-/*
- * rddp_cq_push - post one completion. Any context. If the CQ is armed
- * (NEXT_COMPLETION, or SOLICITED and @solicited) it is disarmed and its
- * comp_handler called. A full CQ loses the completion, raises
- * IB_EVENT_CQ_ERR and returns -EOVERFLOW.
+/**
+ * rddp_cq_push() - post one completion
+ * @cq: the CQ
+ * @cqe: the completion
+ * @solicited: the message had the SE bit
+ *
+ * If the CQ is armed (NEXT_COMPLETION, or SOLICITED and @solicited) it is
+ * disarmed and its comp_handler called. Any context.
+ *
+ * Return: 0; -EOVERFLOW if the CQ was full: the completion is lost and
+ * IB_EVENT_CQ_ERR raised.
  */
 int rddp_cq_push(struct rddp_cq *cq, const struct rddp_cqe *cqe,
 		 bool solicited);
 
 /*
- * QP data-path API. Any context unless noted.
+ * QP data-path API, for the TX/RX engines and the CM. Any context unless
+ * noted.
+ */
+
+/**
+ * rddp_qp_get_by_qpn() - look up and reference a QP by number
+ * @rdev: the device
+ * @qpn: the QP number
  *
- * rddp_qp_get_by_qpn - referenced QP of @qpn or NULL; rddp_qp_get/put take
- *   and drop references.
- * rddp_qp_sq_next - copy the SQE at the head of the SQ to @out and consume
- *   it (the slot returns to the producer). -ENOENT if the SQ is empty,
- *   -ENOTCONN unless the QP is RTS (nothing may be sent otherwise).
- * rddp_qp_rq_next - same for the next receive WQE, from the SRQ if the QP
- *   has one (which may raise IB_EVENT_SRQ_LIMIT_REACHED). -ENOENT if none,
- *   -ENOTCONN unless RTR/RTS.
- * rddp_qp_sq_complete - report the end of the SQE @id (@opcode, @flags): a
- *   CQE on the send CQ if it was signalled (or sq_sig_all) or failed.
- *   Returns rddp_cq_push()'s. The stream's sqw ring calls it in order.
- * rddp_qp_rq_complete - report the end of an RQE on the receive CQ;
- *   @inval_stag != 0 reports a Send with Invalidate of that STag, @solicited
- *   a message with the SE bit (wakes a CQ armed for solicited events).
- * rddp_qp_connected - the CM established the connection: INIT/RTR -> RTS
- *   with @s as the QP's stream over @sock (-EINVAL from any other state),
- *   and the bytes already queued on @sock received; *@closed tells whether
- *   TCP had already seen the peer's close. On success @sock and @s belong
- *   to the QP: the caller must not touch them again. Process context.
- * rddp_qp_to_error - move the QP to ERROR (flushing both queues) and, if
- *   @event is not 0, raise it (e.g. IB_EVENT_QP_FATAL). Process context.
+ * Return: the referenced QP (release with rddp_qp_put()) or NULL.
  */
 struct rddp_qp *rddp_qp_get_by_qpn(struct rddp_device *rdev, u32 qpn);
+
+/**
+ * rddp_qp_get() - take a reference on a QP
+ * @qp: the QP
+ */
 void rddp_qp_get(struct rddp_qp *qp);
+
+/**
+ * rddp_qp_put() - drop a reference on a QP; the last wakes destroy_qp
+ * @qp: the QP
+ */
 void rddp_qp_put(struct rddp_qp *qp);
+
+/**
+ * rddp_qp_sq_next() - take the SQE at the head of the SQ
+ * @qp: the QP
+ * @out: a copy of the SQE; its slot returns to the producer
+ *
+ * Return: 0; -ENOENT if the SQ is empty; -ENOTCONN unless the QP is RTS
+ * (nothing may be sent otherwise).
+ */
 int rddp_qp_sq_next(struct rddp_qp *qp, struct siw_sqe *out);
+
+/**
+ * rddp_qp_rq_next() - take the next receive WQE
+ * @qp: the QP
+ * @out: a copy of the RQE, from the SRQ if the QP has one (which may raise
+ *	IB_EVENT_SRQ_LIMIT_REACHED)
+ *
+ * Return: 0; -ENOENT if none is posted; -ENOTCONN unless the QP is RTR or
+ * RTS.
+ */
 int rddp_qp_rq_next(struct rddp_qp *qp, struct siw_rqe *out);
+
+/**
+ * rddp_qp_sq_complete() - report the end of an SQE
+ * @qp: the QP
+ * @id: the SQE's wr_id
+ * @opcode: its opcode
+ * @flags: its flags (SIW_WQE_SIGNALLED ...)
+ * @status: how it ended
+ * @bytes: bytes transferred
+ *
+ * Writes a CQE on the send CQ if the SQE was signalled (or sq_sig_all) or
+ * failed. The stream's sqw ring calls it in posting order.
+ *
+ * Return: 0, or rddp_cq_push()'s error.
+ */
 int rddp_qp_sq_complete(struct rddp_qp *qp, u64 id, u8 opcode, u16 flags,
 			enum siw_wc_status status, u32 bytes);
+
+/**
+ * rddp_qp_rq_complete() - report the end of an RQE on the receive CQ
+ * @qp: the QP
+ * @rqe: the RQE
+ * @status: how it ended
+ * @bytes: bytes received
+ * @inval_stag: not 0: the message was a Send with Invalidate of that STag
+ * @solicited: the message had the SE bit (wakes a CQ armed for solicited
+ *	events)
+ *
+ * Return: 0, or rddp_cq_push()'s error.
+ */
 int rddp_qp_rq_complete(struct rddp_qp *qp, const struct siw_rqe *rqe,
 			enum siw_wc_status status, u32 bytes, u32 inval_stag,
 			bool solicited);
+
+/**
+ * rddp_qp_connected() - the CM established the connection: INIT/RTR -> RTS
+ * @qp: the QP
+ * @s: its new stream
+ * @sock: the connection's socket
+ * @cep: the connection endpoint the stream reports to
+ * @closed: set to whether TCP had already seen the peer's close
+ *
+ * The bytes already queued on @sock are received. Process context.
+ *
+ * Return: 0, after which @sock and @s belong to the QP: the caller must
+ * not touch them again; -EINVAL from a state other than INIT or RTR.
+ */
 int rddp_qp_connected(struct rddp_qp *qp, struct rddp_stream *s,
 		      struct socket *sock, struct rddp_cep *cep, bool *closed);
+
+/**
+ * rddp_qp_to_error() - move a QP to ERROR, flushing both queues
+ * @qp: the QP
+ * @event: an event to raise (e.g. IB_EVENT_QP_FATAL), or 0 for none
+ *
+ * Process context.
+ */
 void rddp_qp_to_error(struct rddp_qp *qp, enum ib_event_type event);
 
-/*
- * rddp_srq_next - consume the next RQE of @srq into @out; -ENOENT if empty.
+/**
+ * rddp_srq_next() - consume the next RQE of an SRQ
+ * @srq: the SRQ
+ * @out: a copy of the RQE
+ *
  * Raises IB_EVENT_SRQ_LIMIT_REACHED (once per arming) when fewer than the
  * armed limit of RQEs remain.
+ *
+ * Return: 0, or -ENOENT if the SRQ is empty.
  */
 int rddp_srq_next(struct rddp_srq *srq, struct siw_rqe *out);
 
-/* verbs (cq.c, qp.c, srq.c) */
+/**
+ * rddp_create_cq() - ib_device_ops.create_cq
+ * @cq: the CQ the core allocated
+ * @attr: its size (cqe)
+ * @udata: for a user CQ, libsiw's response (CQ id, size, the ring's mmap
+ *	key)
+ *
+ * Return: 0 or a negative errno (-EOPNOTSUPP for creation flags, -EINVAL
+ * above RDDP_MAX_CQE, -ENOMEM at RDDP_MAX_CQ or without memory).
+ */
 int rddp_create_cq(struct ib_cq *cq, const struct ib_cq_init_attr *attr,
 		   struct ib_udata *udata);
+
+/**
+ * rddp_destroy_cq() - ib_device_ops.destroy_cq
+ * @cq: the CQ, which no QP uses any more
+ * @udata: user data (unused)
+ *
+ * Return: 0.
+ */
 int rddp_destroy_cq(struct ib_cq *cq, struct ib_udata *udata);
+
+/**
+ * rddp_poll_cq() - ib_device_ops.poll_cq, for kernel CQs
+ * @cq: the CQ
+ * @num_entries: room in @wc
+ * @wc: the completions
+ *
+ * Return: the completions written.
+ */
 int rddp_poll_cq(struct ib_cq *cq, int num_entries, struct ib_wc *wc);
+
+/**
+ * rddp_req_notify_cq() - ib_device_ops.req_notify_cq: arm a CQ
+ * @cq: the CQ
+ * @flags: IB_CQ_NEXT_COMP or IB_CQ_SOLICITED, and IB_CQ_REPORT_MISSED_EVENTS
+ *
+ * Return: 0; with IB_CQ_REPORT_MISSED_EVENTS, 1 if a completion is already
+ * waiting.
+ */
 int rddp_req_notify_cq(struct ib_cq *cq, enum ib_cq_notify_flags flags);
 
+/**
+ * rddp_create_qp() - ib_device_ops.create_qp: an RC QP
+ * @qp: the QP the core allocated
+ * @attr: its CQs, SRQ, queue sizes and limits
+ * @udata: for a user QP, libsiw's response (QP id, queue sizes, the rings'
+ *	mmap keys)
+ *
+ * Return: 0 or a negative errno.
+ */
 int rddp_create_qp(struct ib_qp *qp, struct ib_qp_init_attr *attr,
 		   struct ib_udata *udata);
+
+/**
+ * rddp_modify_qp() - ib_device_ops.modify_qp
+ * @qp: the QP
+ * @attr: the new attributes
+ * @mask: which of them (IB_QP_*)
+ * @udata: user data (unused)
+ *
+ * Return: 0 or a negative errno.
+ */
 int rddp_modify_qp(struct ib_qp *qp, struct ib_qp_attr *attr, int mask,
 		   struct ib_udata *udata);
+
+/**
+ * rddp_query_qp() - ib_device_ops.query_qp
+ * @qp: the QP
+ * @attr: its attributes
+ * @mask: the attributes wanted (rddp fills all it has)
+ * @init_attr: its creation attributes
+ *
+ * Return: 0.
+ */
 int rddp_query_qp(struct ib_qp *qp, struct ib_qp_attr *attr, int mask,
 		  struct ib_qp_init_attr *init_attr);
+
+/**
+ * rddp_destroy_qp() - ib_device_ops.destroy_qp
+ * @qp: the QP
+ * @udata: user data (unused)
+ *
+ * Stops the stream, moves the QP to RESET without completions (IB spec
+ * 11.2.4.4), removes its QPN and waits until every reference is dropped.
+ *
+ * Return: 0.
+ */
 int rddp_destroy_qp(struct ib_qp *qp, struct ib_udata *udata);
+
+/**
+ * rddp_post_send() - ib_device_ops.post_send, for kernel QPs
+ * @qp: the QP
+ * @wr: the work requests
+ * @bad_wr: set to the first one not posted
+ *
+ * Return: 0 or a negative errno.
+ */
 int rddp_post_send(struct ib_qp *qp, const struct ib_send_wr *wr,
 		   const struct ib_send_wr **bad_wr);
+
+/**
+ * rddp_post_recv() - ib_device_ops.post_recv, for kernel QPs
+ * @qp: the QP
+ * @wr: the work requests
+ * @bad_wr: set to the first one not posted
+ *
+ * Return: 0 or a negative errno.
+ */
 int rddp_post_recv(struct ib_qp *qp, const struct ib_recv_wr *wr,
 		   const struct ib_recv_wr **bad_wr);
+
+/**
+ * rddp_iw_get_qp() - iw_cm's get_qp: the QP of a number
+ * @ibdev: the device
+ * @qpn: the QP number
+ *
+ * iw_cm looks a QP up by number on behalf of a consumer that owns it, then
+ * takes its own reference with iw_add_ref.
+ *
+ * Return: the QP, unreferenced, or NULL.
+ */
 struct ib_qp *rddp_iw_get_qp(struct ib_device *ibdev, int qpn);
+
+/**
+ * rddp_iw_add_ref() - iw_cm's add_ref: rddp_qp_get()
+ * @qp: the QP
+ */
 void rddp_iw_add_ref(struct ib_qp *qp);
+
+/**
+ * rddp_iw_rem_ref() - iw_cm's rem_ref: rddp_qp_put()
+ * @qp: the QP
+ */
 void rddp_iw_rem_ref(struct ib_qp *qp);
 
+/**
+ * rddp_create_srq() - ib_device_ops.create_srq
+ * @srq: the SRQ the core allocated
+ * @attr: its size, SGEs and limit
+ * @udata: for a user SRQ, libsiw's response (size, the ring's mmap key)
+ *
+ * Return: 0 or a negative errno.
+ */
 int rddp_create_srq(struct ib_srq *srq, struct ib_srq_init_attr *attr,
 		    struct ib_udata *udata);
+
+/**
+ * rddp_modify_srq() - ib_device_ops.modify_srq: arm the SRQ limit
+ * @srq: the SRQ
+ * @attr: the limit
+ * @mask: IB_SRQ_LIMIT; IB_SRQ_MAX_WR (resizing) is not supported
+ * @udata: user data (unused)
+ *
+ * A limit of 0 disarms it.
+ *
+ * Return: 0; -EOPNOTSUPP for IB_SRQ_MAX_WR; -EINVAL for a limit above the
+ * SRQ's size.
+ */
 int rddp_modify_srq(struct ib_srq *srq, struct ib_srq_attr *attr,
 		    enum ib_srq_attr_mask mask, struct ib_udata *udata);
+
+/**
+ * rddp_query_srq() - ib_device_ops.query_srq
+ * @srq: the SRQ
+ * @attr: its size, SGEs and limit
+ *
+ * Return: 0.
+ */
 int rddp_query_srq(struct ib_srq *srq, struct ib_srq_attr *attr);
+
+/**
+ * rddp_destroy_srq() - ib_device_ops.destroy_srq
+ * @srq: the SRQ, which no QP uses any more
+ * @udata: user data (unused)
+ *
+ * Return: 0.
+ */
 int rddp_destroy_srq(struct ib_srq *srq, struct ib_udata *udata);
+
+/**
+ * rddp_post_srq_recv() - ib_device_ops.post_srq_recv, for kernel SRQs
+ * @srq: the SRQ
+ * @wr: the work requests
+ * @bad_wr: set to the first one not posted
+ *
+ * Return: 0 or a negative errno.
+ */
 int rddp_post_srq_recv(struct ib_srq *srq, const struct ib_recv_wr *wr,
 		       const struct ib_recv_wr **bad_wr);
-/* Fills and consumes kernel-posted receive WRs; shared with qp.c. */
+
+/**
+ * rddp_rqe_from_wr() - fill an RQE from a kernel-posted receive WR
+ * @rqe: the RQE
+ * @wr: the work request
+ * @max_sge: SGEs the queue allows
+ *
+ * Shared by the QPs' RQs (qp.c) and the SRQs.
+ *
+ * Return: 0, or -EINVAL for too many SGEs or more than 4 GiB in all.
+ */
 int rddp_rqe_from_wr(struct siw_rqe *rqe, const struct ib_recv_wr *wr,
 		     u32 max_sge);
 
-/* uring.c: user mappings of rings */
+/**
+ * rddp_ring_alloc() - memory for a ring that user space may map
+ * @size: its bytes
+ *
+ * Return: vmalloc_user() memory, or NULL.
+ */
 void *rddp_ring_alloc(size_t size);
+
+/**
+ * rddp_ring_map() - make a ring mappable by a user context
+ * @udata: the verb's user data: its context maps the ring
+ * @ring: the ring, from rddp_ring_alloc()
+ * @size: its bytes
+ * @entry: set to the mmap entry, which owns the ring on success
+ * @key: set to the mmap offset for user space
+ *
+ * Return: 0 or a negative errno.
+ */
 int rddp_ring_map(struct ib_udata *udata, void *ring, size_t size,
 		  struct rdma_user_mmap_entry **entry, u64 *key);
+
+/**
+ * rddp_ring_free() - free a ring now (kernel object) or once unmapped
+ * (user object)
+ * @ring: the ring
+ * @entry: its mmap entry, or NULL for a kernel object's ring
+ */
 void rddp_ring_free(void *ring, struct rdma_user_mmap_entry *entry);
+
+/**
+ * rddp_mmap() - ib_device_ops.mmap: map a ring into user space
+ * @ctx: the user context
+ * @vma: the mapping; its offset is a key from rddp_ring_map()
+ *
+ * Return: 0 or a negative errno (-EINVAL for an unknown key).
+ */
 int rddp_mmap(struct ib_ucontext *ctx, struct vm_area_struct *vma);
+
+/**
+ * rddp_mmap_free() - ib_device_ops.mmap_free: the last mapping of a ring
+ * is gone; free it
+ * @entry: its mmap entry
+ */
 void rddp_mmap_free(struct rdma_user_mmap_entry *entry);
 
 #endif /* RDDP_QUEUES_H */

@@ -29,10 +29,6 @@ void *rddp_ring_alloc(size_t size)
 	return vmalloc_user(size);
 }
 
-/*
- * Makes @ring (of @size bytes) mappable by the context of @udata at the
- * offset returned in @key. On success the entry owns the ring.
- */
 int rddp_ring_map(struct ib_udata *udata, void *ring, size_t size,
 		  struct rdma_user_mmap_entry **entry, u64 *key)
 {
@@ -63,7 +59,6 @@ int rddp_ring_map(struct ib_udata *udata, void *ring, size_t size,
 	return 0;
 }
 
-/* Frees a ring now (kernel object) or once unmapped (user object). */
 void rddp_ring_free(void *ring, struct rdma_user_mmap_entry *entry)
 {
 	if (entry)

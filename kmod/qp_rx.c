@@ -567,7 +567,6 @@ void rddp_rx_data_ready(struct sock *sk)
 	read_unlock_bh(&sk->sk_callback_lock);
 }
 
-/* Process context, right after rddp_stream_start(): bytes already queued. */
 void rddp_rx_drain(struct rddp_stream *s)
 {
 	struct sock *sk = s->sock->sk;
@@ -580,7 +579,6 @@ void rddp_rx_drain(struct rddp_stream *s)
 	release_sock(sk);
 }
 
-/* Stream stop: the receive being filled ends with a flush error. */
 void rddp_rx_flush(struct rddp_stream *s)
 {
 	rddp_sg_release(&s->rx_tsg);

@@ -89,13 +89,7 @@ static void rddp_sqw_check_ack(struct rddp_stream *s, struct rddp_sqw *w,
 	}
 }
 
-/*
- * Report the finished WQEs at the head of the sqw ring. Any context. A
- * zero-copy WQE is finished once TCP's snd_una has passed it; while one is
- * waiting, SOCK_NOSPACE stays set so that TCP calls sk_write_space (and so
- * this) on every ACK. The bit is set before snd_una is read: an ACK after
- * the read finds it.
- */
+/* SOCK_NOSPACE is set before snd_una is read: an ACK after the read finds it. */
 void rddp_sqw_reap(struct rddp_stream *s)
 {
 	struct rddp_qp *qp = s->qp;
@@ -821,11 +815,6 @@ void rddp_tx_work(struct work_struct *work)
 		rddp_tx_kick(qp);	/* yield the worker, then go on */
 }
 
-/*
- * A user's doorbell (post_send with no WR, process context): run the engine
- * right here unless it is running already, in which case the running one
- * is asked to look again (queue_work() re-queues a running work item).
- */
 void rddp_tx_doorbell(struct rddp_qp *qp)
 {
 	bool done;
@@ -840,11 +829,6 @@ void rddp_tx_doorbell(struct rddp_qp *qp)
 		rddp_tx_kick(qp);
 }
 
-/*
- * Stream stop (engine halted): finish a partly written FPDU, so the peer's
- * framing stays intact, then send the Terminate (RFC 5040 §5.3, §4.8) as an
- * untagged message on QN 2. Blocking, bounded by the socket's send timeout.
- */
 int rddp_tx_terminate_now(struct rddp_stream *s)
 {
 	u8 payload[RDDP_TERM_MAX_LEN];
@@ -875,11 +859,6 @@ int rddp_tx_terminate_now(struct rddp_stream *s)
 	return rddp_tx_write(s, false, true);
 }
 
-/*
- * Stream stop, both engines halted: report every WQE TX took, in order.
- * Finished ones (and zero-copy ones TCP has acknowledged) with their status,
- * the rest, whose outcome at the peer is unknown, with a flush error.
- */
 void rddp_tx_flush(struct rddp_stream *s)
 {
 	u32 una = READ_ONCE(tcp_sk(s->sock->sk)->snd_una);

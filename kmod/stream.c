@@ -260,7 +260,6 @@ static const enum rddp_stat rddp_term_stat[2][3] = {
 	{ RDDP_STAT_TERM_RX_RDMAP, RDDP_STAT_TERM_RX_DDP, RDDP_STAT_TERM_RX_MPA },
 };
 
-/* Account a Terminate sent (@rx false) or received: counters and event. */
 void rddp_stream_term_account(struct rddp_stream *s, bool rx,
 			      const struct rddp_term_info *t)
 {

@@ -58,47 +58,85 @@ struct rddp_cep;
  */
 #define RDDP_TX_BOUNCE	1024
 
-/* A Read Request we sent (ORQ) or received (IRQ). */
+/**
+ * struct rddp_read - a Read Request we sent (ORQ) or received (IRQ)
+ * @req: the Read Request header
+ * @sqw: ORQ: the Read WQE's sqw index
+ * @inval_stag: ORQ: Read with local invalidate of this STag, else 0
+ * @rtr: ORQ: a zero-length RTR Read, no WQE
+ * @resp_len: ORQ head: response bytes received (RX)
+ */
 struct rddp_read {
 	struct rddp_read_req req;
-	u32 sqw;		/* ORQ: the Read WQE's sqw index */
-	u32 inval_stag;		/* ORQ: Read with local invalidate, else 0 */
-	bool rtr;		/* ORQ: a zero-length RTR Read, no WQE */
-	u32 resp_len;		/* ORQ head: response bytes received (RX) */
+	u32 sqw;
+	u32 inval_stag;
+	bool rtr;
+	u32 resp_len;
 };
 
-/*
- * Where a WQE taken from the SQ stands until its CQE is written. The send
- * CQ reports WQEs in the order they were posted (RFC 5040 §5.5: completions
- * reach the ULP in submission order), although a Read finishes only when its
- * response has been placed and a zero-copy Write or Send only when TCP has
- * acknowledged its last octet (qp_tx.c): the sqw ring keeps the order.
+/**
+ * enum rddp_sqw_state - where a WQE taken from the SQ stands until its CQE
+ * is written
+ * @RDDP_SQW_SENDING: TX is framing it
+ * @RDDP_SQW_READ: Read Request sent, response awaited (RX)
+ * @RDDP_SQW_ACK: pages lent to TCP until it acks the entry's ack_seq
+ * @RDDP_SQW_DONE: ready: report the entry's status
+ *
+ * The send CQ reports WQEs in the order they were posted (RFC 5040 §5.5:
+ * completions reach the ULP in submission order), although a Read finishes
+ * only when its response has been placed and a zero-copy Write or Send only
+ * when TCP has acknowledged its last octet (qp_tx.c): the sqw ring keeps
+ * the order.
  */
 enum rddp_sqw_state {
-	RDDP_SQW_SENDING,	/* TX is framing it */
-	RDDP_SQW_READ,		/* Read Request sent, response awaited (RX) */
-	RDDP_SQW_ACK,		/* pages lent to TCP until it acks @ack_seq */
-	RDDP_SQW_DONE,		/* ready: report @status */
+	RDDP_SQW_SENDING,
+	RDDP_SQW_READ,
+	RDDP_SQW_ACK,
+	RDDP_SQW_DONE,
 };
 
+/**
+ * struct rddp_sqw - an entry of the sqw ring
+ * @id: the WQE's wr_id
+ * @bytes: its length
+ * @ack_seq: RDDP_SQW_ACK: the TCP sequence after its last octet
+ * @flags: its SIW_WQE_SIGNALLED etc.
+ * @opcode: its opcode
+ * @state: enum rddp_sqw_state
+ * @status: enum siw_wc_status, once RDDP_SQW_DONE
+ */
 struct rddp_sqw {
 	u64 id;
 	u32 bytes;
-	u32 ack_seq;		/* RDDP_SQW_ACK: TCP sequence after it */
-	u16 flags;		/* SIW_WQE_SIGNALLED etc. */
+	u32 ack_seq;
+	u16 flags;
 	u8 opcode;
-	u8 state;		/* enum rddp_sqw_state */
-	u8 status;		/* enum siw_wc_status, once RDDP_SQW_DONE */
+	u8 state;
+	u8 status;
 };
 
+/**
+ * enum rddp_tx_kind - what TX is sending
+ * @RDDP_TX_NONE: nothing
+ * @RDDP_TX_SQE: a WQE from the SQ
+ * @RDDP_TX_READ_RESP: a Read Response, answering the IRQ head
+ * @RDDP_TX_RTR: the RFC 6581 ready-to-receive message
+ */
 enum rddp_tx_kind {
 	RDDP_TX_NONE,
-	RDDP_TX_SQE,		/* a WQE from the SQ */
-	RDDP_TX_READ_RESP,	/* answering the IRQ head */
-	RDDP_TX_RTR,		/* RFC 6581 ready-to-receive message */
+	RDDP_TX_SQE,
+	RDDP_TX_READ_RESP,
+	RDDP_TX_RTR,
 };
 
-/* A Terminate's error fields, kept for rddpctl (RFC 5040 §4.8). */
+/**
+ * struct rddp_term_info - a Terminate's error fields, kept for rddpctl
+ * (RFC 5040 §4.8)
+ * @valid: a Terminate was sent or received
+ * @layer: enum rddp_term_layer
+ * @etype: the Error Type
+ * @ecode: the Error Code
+ */
 struct rddp_term_info {
 	bool valid;
 	u8 layer;
@@ -106,64 +144,170 @@ struct rddp_term_info {
 	u8 ecode;
 };
 
-/* Negotiated at connection setup (cm.c), fixed afterwards. */
+/**
+ * struct rddp_stream_params - negotiated at connection setup (cm.c), fixed
+ * afterwards
+ * @mpa_rev: the MPA revision, 1 or 2
+ * @crc: CRC32c in both directions (RFC 5044 §7.1.1 C bit)
+ * @markers_tx: the peer asked for markers
+ * @markers_rx: we asked for markers
+ * @rtr: RDDP_MPA_RTR_* we send (initiator) or await (responder); 0: none
+ * @ird: inbound Read Requests we accept
+ * @ord: outbound Read Requests in flight
+ * @tx_batch: several FPDUs per send (MSG_MORE)
+ * @tx_zcopy: lend payload pages to TCP instead of copying them (sendpage):
+ *	the device's tx_zcopy setting, and only without CRC
+ *	(rddp_stream_alloc() clears it with CRC). The CRC is computed when
+ *	an FPDU is built, and a page that changes before TCP has sent it (a
+ *	buffer reused early, a page cache page written meanwhile) would put a
+ *	bad CRC on the wire and end the connection; a copy pins the bytes the
+ *	CRC covers.
+ * @peer_timeout_ms: the device's peer_timeout_ms setting: the liveness
+ *	bound, 0 off
+ */
 struct rddp_stream_params {
 	u8 mpa_rev;
-	bool crc;		/* both directions (RFC 5044 §7.1.1 C bit) */
-	bool markers_tx;	/* the peer asked for markers */
-	bool markers_rx;	/* we asked for markers */
-	/* RDDP_MPA_RTR_* we send (initiator) or await (responder); 0: none */
+	bool crc;
+	bool markers_tx;
+	bool markers_rx;
 	u8 rtr;
-	u16 ird;		/* inbound Read Requests we accept */
-	u16 ord;		/* outbound Read Requests in flight */
-	bool tx_batch;		/* several FPDUs per send (MSG_MORE) */
-	/*
-	 * Lend payload pages to TCP instead of copying them (sendpage): the
-	 * device's tx_zcopy setting, and only without CRC (rddp_stream_alloc()
-	 * clears it with CRC). The CRC is computed when an FPDU is built, and
-	 * a page that changes before TCP has sent it (a buffer reused early, a
-	 * page cache page written meanwhile) would put a bad CRC on the wire
-	 * and end the connection; a copy pins the bytes the CRC covers.
-	 */
+	u16 ird;
+	u16 ord;
+	bool tx_batch;
 	bool tx_zcopy;
-	/* the device's peer_timeout_ms setting: the liveness bound, 0 off */
 	u32 peer_timeout_ms;
 };
 
+/**
+ * struct rddp_stream - the data path of one connected QP
+ * @qp: its QP
+ * @cep: the connection endpoint, referenced; for error reports to the CM
+ * @sock: the connection's TCP socket
+ * @p: the parameters negotiated at connection setup
+ * @stopped: rddp_stream_stop() ran; written under qp->state_lock
+ * @rcu: rddp_stream_free() frees after a grace period
+ * @saved_data_ready: the socket's callback, restored by rddp_stream_stop()
+ * @saved_write_space: likewise
+ * @saved_state_change: likewise
+ * @lock: protects the orq, irq and sqw rings (see above)
+ * @orq: Read Requests we sent, awaiting responses; @orq_slots >= p.ord
+ * @orq_slots: slots in @orq, a power of two
+ * @orq_put: @orq's producer index (TX)
+ * @orq_get: @orq's consumer index (RX)
+ * @irq: Read Requests received whose response has not started;
+ *	@irq_slots >= p.ird
+ * @irq_slots: slots in @irq, a power of two
+ * @irq_put: @irq's producer index (RX)
+ * @irq_get: @irq's consumer index (TX)
+ * @sqw: WQEs taken from the SQ, until their CQE; @sqw_slots >= @sqw_size
+ * @sqw_slots: slots in @sqw, a power of two
+ * @sqw_size: the SQ depth, the limit on @sqw_put - @sqw_get
+ * @sqw_put: @sqw's producer index (TX)
+ * @sqw_get: @sqw's consumer index (whoever finishes its head)
+ * @sqw_acks: entries in RDDP_SQW_ACK
+ * @tx_sqw_full: TX waits for a free sqw entry
+ * @tx_wants_read: TX waits for a Read Response (ORD, fence)
+ * @term_set: the first error on the stream was recorded (cmpxchg from RX
+ *	or TX); it is reported to the peer with a Terminate (RFC 5040 §5.3)
+ *	when the stream stops
+ * @term_err: that error
+ * @term_hdr: the offending DDP header, copied into the Terminate
+ * @term_hdr_len: its octets, 0 for none
+ * @term_seg_len: the offending segment's length
+ * @term_rreq: @term_rreq_hdr is valid
+ * @term_rreq_hdr: the offending Read Request header
+ * @peer_terminated: we received a Terminate
+ * @term_tx: the Terminate sent (at stop), for rddpctl
+ * @term_rx: the Terminate received (RX), for rddpctl
+ * @laddr: the local endpoint, recorded at start, for rddpctl
+ * @raddr: the remote endpoint, likewise
+ * @tx_fpdus: FPDUs sent; written by TX only, read with READ_ONCE (genl.c)
+ * @tx_bytes: bytes sent, likewise
+ * @rx_fpdus: FPDUs received; written by RX only, read with READ_ONCE
+ * @rx_bytes: bytes received, likewise
+ * @tx_mpa: TX: the MPA framing state
+ * @mulpdu: TX: the most octets one ULPDU holds (RFC 5044 §4.5)
+ * @tx_rtr_pending: TX, initiator: the RTR goes first
+ * @tx_blocked: TX, responder: nothing goes before the RTR
+ * @tx_kind: TX: what is being sent
+ * @tx_sqe: TX: the WQE from the SQ (RDDP_TX_SQE)
+ * @tx_sqw: TX: @tx_sqe's sqw index
+ * @tx_lent: TX: a page of @tx_sqe went to TCP (zero copy)
+ * @tx_read: TX: the Read Request answered (RDDP_TX_READ_RESP)
+ * @tx_sg: TX: the message's local buffers
+ * @tx_len: TX: the message's length
+ * @tx_off: TX: message bytes framed so far
+ * @tx_msn: TX: the next MSN per untagged queue (RFC 5041 §5.1)
+ * @tx_fpdu: TX: the FPDU being written
+ * @tx_vec: TX: RDDP_FPDU_MAX_SPANS kvecs, for kernel_sendmsg()
+ * @tx_started: TX: the job's first FPDU was built
+ * @tx_rreq: TX: a Read Request's payload, referenced by @tx_fpdu until
+ *	written
+ * @tx_bounce: TX: small payloads, copied before the CRC is computed
+ *	(qp_tx.c)
+ * @tx_fr_copy: TX: an FPDU's payload of a Read Response from a
+ *	fast-register MR, copied while the MR is valid (mem.h);
+ *	RDDP_FPDU_MAX_ULPDU octets, allocated by TX on first use, freed with
+ *	the stream
+ * @tx_fpdu_sent: TX: @tx_fpdu's bytes already in the socket
+ * @tx_fpdu_last: TX: @tx_fpdu ends the message
+ * @tx_fpdu_payload: TX: @tx_fpdu's DDP payload octets
+ * @tx_fpdu_pending: TX: @tx_fpdu is built and not yet fully written
+ * @tx_wants_space: TX: parked on a full socket until write_space
+ * @rx_mpa: RX: the deframer
+ * @rx_stopped: RX: the stream stopped; nothing more is read
+ * @rx_rtr_pending: RX, responder: the first message is the RTR
+ * @rx_hdr: RX: the header of the segment being received
+ * @rx_raw_hdr: RX: that header as received, for a Terminate
+ * @rx_seg_len: RX: that segment's payload octets
+ * @rx_target: RX: enum rddp_rx_target (qp_rx.c)
+ * @rx_tsg: RX: the tagged sink of the current segment. Untagged and tagged
+ *	placement have a context each: a tagged segment that arrives between
+ *	two segments of a Send is placed through @rx_tsg and leaves the
+ *	Send's @rx_sg and cursor alone
+ * @rx_rqe_valid: RX: @rx_rqe holds the receive WQE of a Send in progress
+ * @rx_rqe: RX: that WQE
+ * @rx_sg: RX: its receive buffer
+ * @rx_msn: RX: the expected MSN per untagged queue
+ * @rx_msg_len: RX: Send bytes placed so far
+ * @rx_small: RX: small untagged messages (Read Request, Terminate)
+ *	collected here
+ * @rx_small_len: RX: octets in @rx_small
+ * @rx_in_fpdu: an FPDU is left incomplete. RX writes this and the two
+ *	below at the end of each read (qp_rx.c, rddp_rx_watch()), the stall
+ *	timer reads them (stream.c, READ_ONCE)
+ * @rx_stall_fpdu: rx_fpdus when that FPDU began
+ * @rx_stall_since: the time RX first saw it incomplete
+ * @rx_stall_timer: bounds how long a peer may leave an FPDU incomplete
+ *	(p.peer_timeout_ms)
+ *
+ * Rings with free-running u32 indices: each has a power-of-two number of
+ * slots, so that index % slots stays continuous across the wrap at 2^32;
+ * the limits (p.ord, p.ird, sqw_size) apply to put - get.
+ */
 struct rddp_stream {
 	struct rddp_qp *qp;
-	struct rddp_cep *cep;	/* referenced; for error reports to the CM */
+	struct rddp_cep *cep;
 	struct socket *sock;
 	struct rddp_stream_params p;
-	bool stopped;		/* written under qp->state_lock */
-	struct rcu_head rcu;	/* rddp_stream_free() */
+	bool stopped;
+	struct rcu_head rcu;
 
-	/* saved socket callbacks, restored by rddp_stream_stop() */
 	void (*saved_data_ready)(struct sock *sk);
 	void (*saved_write_space)(struct sock *sk);
 	void (*saved_state_change)(struct sock *sk);
 
-	spinlock_t lock;	/* orq and irq, see above */
-	/*
-	 * Rings with free-running u32 indices: each has a power-of-two number
-	 * of slots, so that index % slots stays continuous across the wrap at
-	 * 2^32; the limits (p.ord, p.ird, sqw_size) apply to put - get.
-	 */
-	struct rddp_read *orq;	/* orq_slots >= p.ord */
+	spinlock_t lock;	/* orq, irq and sqw, see above */
+	struct rddp_read *orq;
 	u32 orq_slots, orq_put, orq_get;
-	struct rddp_read *irq;	/* irq_slots >= p.ird */
+	struct rddp_read *irq;
 	u32 irq_slots, irq_put, irq_get;
-	struct rddp_sqw *sqw;	/* sqw_slots >= sqw_size, the SQ depth */
+	struct rddp_sqw *sqw;
 	u32 sqw_slots, sqw_size, sqw_put, sqw_get;
-	u32 sqw_acks;		/* entries in RDDP_SQW_ACK */
-	bool tx_sqw_full;	/* TX waits for a free sqw entry */
-	bool tx_wants_read;	/* TX waits for a Read Response (ORD, fence) */
+	u32 sqw_acks;
+	bool tx_sqw_full;
+	bool tx_wants_read;
 
-	/*
-	 * The first error detected on the stream, reported to the peer with a
-	 * Terminate (RFC 5040 §5.3) when the stream stops. Set once (cmpxchg
-	 * on term_set) from RX or TX.
-	 */
 	atomic_t term_set;
 	enum rddp_err term_err;
 	u8 term_hdr[RDDP_DDP_UNTAGGED_HDR_LEN];
@@ -171,131 +315,266 @@ struct rddp_stream {
 	u16 term_seg_len;
 	bool term_rreq;
 	u8 term_rreq_hdr[RDDP_RDMAP_RREQ_LEN];
-	bool peer_terminated;	/* we received a Terminate */
-	/* what was sent (stop) and received (RX), for rddpctl */
+	bool peer_terminated;
 	struct rddp_term_info term_tx;
 	struct rddp_term_info term_rx;
 
-	/* Endpoints, recorded at start; for rddpctl. */
 	struct sockaddr_storage laddr;
 	struct sockaddr_storage raddr;
-	/*
-	 * Per-QP counters: tx_* written by TX only, rx_* by RX only; readers
-	 * (genl.c) use READ_ONCE.
-	 */
 	u64 tx_fpdus, tx_bytes;
 	u64 rx_fpdus, rx_bytes;
 
 	/* ---- TX (tx_work) ---- */
 	struct rddp_mpa_tx tx_mpa;
 	u32 mulpdu;
-	bool tx_rtr_pending;	/* initiator: the RTR goes first */
-	bool tx_blocked;	/* responder: nothing goes before the RTR */
+	bool tx_rtr_pending;
+	bool tx_blocked;
 	enum rddp_tx_kind tx_kind;
 	struct siw_sqe tx_sqe;
-	u32 tx_sqw;		/* tx_sqe's sqw index */
-	bool tx_lent;		/* a page of tx_sqe went to TCP (zero copy) */
-	struct rddp_read tx_read;	/* RDDP_TX_READ_RESP */
+	u32 tx_sqw;
+	bool tx_lent;
+	struct rddp_read tx_read;
 	struct rddp_sg tx_sg;
-	u32 tx_len;		/* message length */
-	u32 tx_off;		/* message bytes framed so far */
-	u32 tx_msn[RDDP_QN_MAX];	/* next MSN per queue (RFC 5041 §5.1) */
-	struct rddp_fpdu *tx_fpdu;	/* the FPDU being written */
-	struct kvec *tx_vec;	/* RDDP_FPDU_MAX_SPANS, for kernel_sendmsg() */
-	bool tx_started;	/* the job's first FPDU was built */
-	/* a Read Request's payload, referenced by tx_fpdu until written */
+	u32 tx_len;
+	u32 tx_off;
+	u32 tx_msn[RDDP_QN_MAX];
+	struct rddp_fpdu *tx_fpdu;
+	struct kvec *tx_vec;
+	bool tx_started;
 	u8 tx_rreq[RDDP_RDMAP_RREQ_LEN];
-	/* small payloads, copied before the CRC is computed (qp_tx.c) */
 	u8 tx_bounce[RDDP_TX_BOUNCE];
-	/*
-	 * An FPDU's payload of a Read Response from a fast-register MR,
-	 * copied while the MR is valid (mem.h); RDDP_FPDU_MAX_ULPDU octets,
-	 * allocated by TX on first use, freed with the stream.
-	 */
 	u8 *tx_fr_copy;
-	u32 tx_fpdu_sent;	/* its bytes already in the socket */
-	bool tx_fpdu_last;	/* it ends the message */
-	u32 tx_fpdu_payload;	/* its DDP payload octets */
-	bool tx_fpdu_pending;	/* built and not yet fully written */
-	bool tx_wants_space;	/* parked on a full socket until write_space */
+	u32 tx_fpdu_sent;
+	bool tx_fpdu_last;
+	u32 tx_fpdu_payload;
+	bool tx_fpdu_pending;
+	bool tx_wants_space;
 
 	/* ---- RX (socket lock) ---- */
 	struct rddp_mpa_rx rx_mpa;
 	bool rx_stopped;
-	bool rx_rtr_pending;	/* responder: the first message is the RTR */
-	struct rddp_hdr rx_hdr;	/* the segment being received */
+	bool rx_rtr_pending;
+	struct rddp_hdr rx_hdr;
 	u8 rx_raw_hdr[RDDP_DDP_UNTAGGED_HDR_LEN];
 	u32 rx_seg_len;
-	u8 rx_target;		/* enum rddp_rx_target (qp_rx.c) */
-	/*
-	 * Untagged and tagged placement have a context each: a tagged segment
-	 * that arrives between two segments of a Send is placed through
-	 * rx_tsg and leaves the Send's rx_sg and cursor alone.
-	 */
-	struct rddp_sg rx_tsg;	/* the tagged sink of the current segment */
-	/* untagged Send being received */
+	u8 rx_target;
+	struct rddp_sg rx_tsg;
 	bool rx_rqe_valid;
 	struct siw_rqe rx_rqe;
-	struct rddp_sg rx_sg;	/* the receive buffer */
-	u32 rx_msn[RDDP_QN_MAX];	/* expected MSN per queue */
-	u32 rx_msg_len;		/* Send bytes placed so far */
-	/* small untagged messages (Read Request, Terminate) collected here */
+	struct rddp_sg rx_sg;
+	u32 rx_msn[RDDP_QN_MAX];
+	u32 rx_msg_len;
 	u8 rx_small[RDDP_TERM_MAX_LEN];
 	u32 rx_small_len;
-	/*
-	 * An FPDU left incomplete: RX writes these at the end of each read
-	 * (qp_rx.c, rddp_rx_watch()), the stall timer reads them (stream.c,
-	 * READ_ONCE). @rx_stall_fpdu is rx_fpdus when the FPDU began,
-	 * @rx_stall_since the time RX first saw it incomplete.
-	 */
 	bool rx_in_fpdu;
 	u64 rx_stall_fpdu;
 	unsigned long rx_stall_since;
 	struct timer_list rx_stall_timer;
 };
 
+/**
+ * rddp_orq_slot() - an ORQ slot by free-running index
+ * @s: the stream
+ * @i: the index
+ *
+ * Return: the slot; the caller holds @s->lock.
+ */
 static inline struct rddp_read *rddp_orq_slot(struct rddp_stream *s, u32 i)
 {
 	return &s->orq[i & (s->orq_slots - 1)];
 }
 
+/**
+ * rddp_irq_slot() - an IRQ slot by free-running index
+ * @s: the stream
+ * @i: the index
+ *
+ * Return: the slot; the caller holds @s->lock.
+ */
 static inline struct rddp_read *rddp_irq_slot(struct rddp_stream *s, u32 i)
 {
 	return &s->irq[i & (s->irq_slots - 1)];
 }
 
+/**
+ * rddp_sqw_slot() - an sqw ring entry by free-running index
+ * @s: the stream
+ * @i: the index
+ *
+ * Return: the entry; the caller holds @s->lock.
+ */
 static inline struct rddp_sqw *rddp_sqw_slot(struct rddp_stream *s, u32 i)
 {
 	return &s->sqw[i & (s->sqw_slots - 1)];
 }
 
-/* qp_tx.c */
+/**
+ * rddp_tx_work() - a QP's tx_work: run the TX engine for one budget
+ * @work: the QP's tx_work
+ *
+ * Runs under qp->tx_mutex on the rddp_tx workqueue, and queues itself
+ * again if work is left, to yield the worker.
+ */
 void rddp_tx_work(struct work_struct *work);
+
+/**
+ * rddp_tx_kick() - queue a QP's TX work
+ * @qp: the QP
+ *
+ * On the per-CPU, high-priority rddp_tx queue, so the work runs on the
+ * CPU that kicked it (RX answering a Read Request in softirq, a doorbell,
+ * TCP's write_space) as soon as that CPU leaves softirq. Any context.
+ */
 void rddp_tx_kick(struct rddp_qp *qp);
+
+/**
+ * rddp_tx_doorbell() - a user's doorbell (post_send with no WR)
+ * @qp: the QP
+ *
+ * Runs the engine right here unless it is running already, in which case
+ * the running one is asked to look again (queue_work() re-queues a running
+ * work item). Process context.
+ */
 void rddp_tx_doorbell(struct rddp_qp *qp);
+
+/**
+ * rddp_tx_terminate_now() - send the stream's Terminate
+ * @s: the stream, its engines halted (rddp_stream_stop())
+ *
+ * Finishes a partly written FPDU, so the peer's framing stays intact, then
+ * sends the Terminate (RFC 5040 §5.3, §4.8) as an untagged message on QN 2.
+ * Blocking, bounded by the socket's send timeout.
+ *
+ * Return: 0 once sent, or a negative errno.
+ */
 int rddp_tx_terminate_now(struct rddp_stream *s);
+
+/**
+ * rddp_tx_flush() - stream stop: report every WQE TX took, in order
+ * @s: the stream, both engines halted
+ *
+ * Finished ones (and zero-copy ones TCP has acknowledged) with their
+ * status, the rest, whose outcome at the peer is unknown, with a flush
+ * error.
+ */
 void rddp_tx_flush(struct rddp_stream *s);
+
+/**
+ * rddp_sqw_reap() - report the finished WQEs at the head of the sqw ring
+ * @s: the stream
+ *
+ * A zero-copy WQE is finished once TCP's snd_una has passed it; while one
+ * is waiting, SOCK_NOSPACE stays set so that TCP calls sk_write_space (and
+ * so this) on every ACK. Any context.
+ */
 void rddp_sqw_reap(struct rddp_stream *s);
 
-/* qp_rx.c */
+/**
+ * rddp_rx_data_ready() - the socket's sk_data_ready in full operation:
+ * run RX over what TCP has queued
+ * @sk: the stream's socket
+ *
+ * Softirq or process context; RX runs under the socket lock.
+ */
 void rddp_rx_data_ready(struct sock *sk);
+
+/**
+ * rddp_rx_drain() - receive the bytes already queued on the socket
+ * @s: the stream
+ *
+ * Process context, right after rddp_stream_start().
+ */
 void rddp_rx_drain(struct rddp_stream *s);
+
+/**
+ * rddp_rx_flush() - stream stop: the receive being filled ends with a
+ * flush error
+ * @s: the stream, RX halted
+ */
 void rddp_rx_flush(struct rddp_stream *s);
 
-/* stream.c */
+/**
+ * rddp_stream_alloc() - allocate a stream for a QP
+ * @qp: the QP
+ * @p: the parameters negotiated at connection setup
+ *
+ * Sizes the orq, irq and sqw rings (IRD, ORD, the SQ depth). Process
+ * context.
+ *
+ * Return: the stream, or NULL without memory.
+ */
 struct rddp_stream *rddp_stream_alloc(struct rddp_qp *qp,
 				      const struct rddp_stream_params *p);
+
+/**
+ * rddp_stream_free() - free a stream after an RCU grace period
+ * @s: the stream, stopped and its socket released; NULL does nothing
+ */
 void rddp_stream_free(struct rddp_stream *s);
+
+/**
+ * rddp_stream_start() - take over a connected socket: full operation
+ * @s: the stream
+ * @sock: the connection's socket, after MPA setup
+ * @cep: the connection endpoint, referenced for error reports
+ *
+ * Sets the liveness bound (peer_timeout_ms), records the endpoints and
+ * installs the stream's socket callbacks.
+ *
+ * Return: 0.
+ */
 int rddp_stream_start(struct rddp_stream *s, struct socket *sock,
 		      struct rddp_cep *cep);
+
+/**
+ * rddp_stream_stop() - end both engines for good and close the socket
+ * @s: the stream
+ * @graceful: read and drop what the peer sent and shut down our side
+ *	first, so that the close sends FIN rather than RST (a Terminate sent
+ *	here makes it graceful)
+ *
+ * Detaches the socket callbacks, waits for RX through the socket lock,
+ * stops the stall timer, cancels tx_work and waits for an inline run; then
+ * sends the Terminate of a recorded error (RFC 5040 §5.3), flushes what the
+ * engines held and releases the socket. Process context, with
+ * qp->state_lock held; a second call does nothing.
+ */
 void rddp_stream_stop(struct rddp_stream *s, bool graceful);
+
+/**
+ * rddp_stream_term_account() - account a Terminate sent or received
+ * @s: the stream
+ * @rx: received (else sent)
+ * @t: its error fields
+ *
+ * Counts it in the device's counters and reports it to rddpctl's monitor.
+ */
 void rddp_stream_term_account(struct rddp_stream *s, bool rx,
 			      const struct rddp_term_info *t);
+
+/**
+ * rddp_stream_error() - record the stream's first error and have the CM
+ * stop it
+ * @s: the stream
+ * @err: the error; RDDP_ERR_NONE or RDDP_ERR_LLP_CLOSED send no Terminate
+ * @hdr: the offending DDP header, copied into the Terminate, or NULL
+ * @hdr_len: its length (14 or 18; anything else copies nothing)
+ * @seg_len: the offending segment's length
+ * @rreq: the offending Read Request header, or NULL
+ *
+ * Only the first error counts. Any context.
+ */
 void rddp_stream_error(struct rddp_stream *s, enum rddp_err err,
 		       const u8 *hdr, u32 hdr_len, u32 seg_len,
 		       const u8 *rreq);
 
-/* genl.c: an RDDP_MPA_RTR_* value as the uapi's enum rddp_rtr (res.c too) */
+/**
+ * rddp_rtr_uapi() - an RDDP_MPA_RTR_* value as the uapi's enum rddp_rtr
+ * @rtr: the value (genl.c and res.c report it)
+ *
+ * Return: the enum rddp_rtr value; RDDP_RTR_NONE for none or a
+ * combination.
+ */
 u8 rddp_rtr_uapi(u8 rtr);
 
 extern struct workqueue_struct *rddp_wq;

@@ -13,10 +13,6 @@
 #include "rddp.h"
 #include "mem.h"
 
-/*
- * Port state as rddp reports it, in query_port and in port events alike: the
- * port is active while the netdev is up and has carrier.
- */
 enum ib_port_state rddp_port_state(struct net_device *netdev)
 {
 	return netif_running(netdev) && netif_carrier_ok(netdev) ?
@@ -218,11 +214,6 @@ err_dealloc:
 	return ERR_PTR(ret);
 }
 
-/*
- * The rddp device bound to @netdev, with a registration reference the caller
- * drops with rddp_device_put(), or NULL. Devices of other drivers sharing the
- * siw driver id (siw itself) are not returned.
- */
 struct rddp_device *rddp_device_get_by_netdev(struct net_device *netdev)
 {
 	struct ib_device *ibdev;

@@ -70,7 +70,6 @@ int rddp_link_init(void)
 	return 0;
 }
 
-/* After this returns no newlink call is running or can start. */
 void rddp_link_exit(void)
 {
 	rdma_link_unregister(&rddp_link_ops);

@@ -86,7 +86,6 @@ void rddp_settings_default(struct rddp_settings *s)
 	s->peer_timeout_ms = peer_timeout_ms;
 }
 
-/* A consistent copy of the device's settings (DEV_SET replaces them). */
 void rddp_settings_get(struct rddp_device *rdev, struct rddp_settings *out)
 {
 	spin_lock_bh(&rdev->settings_lock);

@@ -44,20 +44,25 @@
 #define RDDP_MAX_CONTEXTS	1024
 #define RDDP_MAX_MR_SIZE	BIT_ULL(32)
 
-/*
- * Settings a device uses for new connections (params.c gives the
- * defaults). Read by the CM when a connection is set up.
+/**
+ * struct rddp_settings - settings a device uses for new connections
+ * @crc: request CRC32c (RFC 5044 §7.1.1 C bit)
+ * @markers: require markers towards us (M bit)
+ * @mpa_rev: 1 or 2 (RFC 6581)
+ * @tx_batch: several FPDUs per socket send (MSG_MORE)
+ * @tx_zcopy: lend payload pages to TCP (only without CRC)
+ * @peer_timeout_ms: liveness bound of a connected stream, in ms
+ *	(stream.c): 0 (off) or RDDP_PEER_TIMEOUT_MIN..RDDP_PEER_TIMEOUT_MAX
+ *
+ * params.c gives the defaults; the CM reads them when a connection is set
+ * up, rddpctl's DEV_SET replaces them.
  */
 struct rddp_settings {
-	u8 crc;		/* request CRC32c (RFC 5044 §7.1.1 C bit) */
-	u8 markers;	/* require markers towards us (M bit) */
-	u8 mpa_rev;	/* 1 or 2 (RFC 6581) */
-	u8 tx_batch;	/* several FPDUs per socket send (MSG_MORE) */
-	u8 tx_zcopy;	/* lend payload pages to TCP (only without CRC) */
-	/*
-	 * Liveness bound of a connected stream, in ms (stream.c): 0 (off)
-	 * or RDDP_PEER_TIMEOUT_MIN..RDDP_PEER_TIMEOUT_MAX.
-	 */
+	u8 crc;
+	u8 markers;
+	u8 mpa_rev;
+	u8 tx_batch;
+	u8 tx_zcopy;
 	u32 peer_timeout_ms;
 };
 
@@ -102,82 +107,164 @@ enum rddp_stat {
 	RDDP_STAT_NUM
 };
 
+/**
+ * struct rddp_stats - one CPU's device counters
+ * @c: indexed by enum rddp_stat
+ */
 struct rddp_stats {
 	u64 c[RDDP_STAT_NUM];
 };
 
+/**
+ * struct rddp_device - an rddp RDMA device, bound to one netdev
+ * @ibdev: the core's device
+ * @settings_lock: protects @settings
+ * @settings: copied whole under @settings_lock by the CM for each new
+ *	endpoint (rddp_settings_get()) and replaced by the genl family's
+ *	DEV_SET
+ * @stats: the per-CPU counters
+ * @listed: in the module's device table (genl.c), under its mutex
+ * @cep_lock: protects @cep_list
+ * @cep_list: connection endpoints (cm.c) that are listening or setting up
+ *	a connection; an endpoint leaves the list when it closes or hands
+ *	its socket to a QP
+ * @netdev: the netdev, held from rddp_device_create() until
+ *	rddp_dealloc_driver(); it never changes
+ * @netdev_tracker: the tracker of that reference
+ * @port_state: last port state announced with an IB event; written only
+ *	from the netdev notifier, which RTNL serialises
+ * @num_ctx: open user contexts, bounded by RDDP_MAX_CONTEXTS
+ * @num_pd: PDs, bounded by RDDP_MAX_PD; like the counts below it is
+ *	incremented before an object is built (and undone on failure),
+ *	decremented when it is destroyed, and zero again by
+ *	rddp_dealloc_driver()
+ * @num_mr: MRs, bounded by RDDP_MAX_MR
+ * @num_cq: CQs, bounded by RDDP_MAX_CQ
+ * @num_qp: QPs, bounded by RDDP_MAX_QP
+ * @num_srq: SRQs, bounded by RDDP_MAX_SRQ
+ * @next_cq_id: the last CQ number handed out
+ * @qp_xa: QPN -> struct rddp_qp (queues.h gives the lookup rules)
+ * @next_qpn: the xa_alloc_cyclic() cursor of @qp_xa, under its lock
+ * @mr_xa: STag index -> struct rddp_mr (mem.h gives the lookup rules);
+ *	STag indices are random (mem.c), so it has no cursor
+ *
+ * The xarrays' own locks serialise updates; readers use RCU plus the
+ * objects' refcounts.
+ */
 struct rddp_device {
 	struct ib_device ibdev;
-	/*
-	 * Copied whole under @settings_lock by the CM for each new endpoint
-	 * (rddp_settings_get()) and replaced by the genl family's DEV_SET.
-	 */
-	spinlock_t settings_lock;
+	spinlock_t settings_lock;	/* see above */
 	struct rddp_settings settings;
 	struct rddp_stats __percpu *stats;
-	/* In the module's device table (genl.c), under its mutex. */
 	bool listed;
-	/*
-	 * Connection endpoints (cm.c) that are listening or setting up a
-	 * connection, under @cep_lock; an endpoint leaves the list when it
-	 * closes or hands its socket to a QP.
-	 */
-	spinlock_t cep_lock;
+	spinlock_t cep_lock;		/* see above */
 	struct list_head cep_list;
 	struct net_device *netdev;
 	netdevice_tracker netdev_tracker;
-	/*
-	 * Last port state announced with an IB event; written only from the
-	 * netdev notifier, which RTNL serialises.
-	 */
 	enum ib_port_state port_state;
-	/* Open user contexts, bounded by RDDP_MAX_CONTEXTS. */
 	atomic_t num_ctx;
-	/*
-	 * Object counts, bounded by the RDDP_MAX_* limits: incremented before
-	 * an object is built (and undone on failure), decremented when it is
-	 * destroyed. All zero again by rddp_dealloc_driver().
-	 */
 	atomic_t num_pd;
 	atomic_t num_mr;
 	atomic_t num_cq;
 	atomic_t num_qp;
 	atomic_t num_srq;
 	atomic_t next_cq_id;
-	/*
-	 * QPN -> struct rddp_qp and STag index -> struct rddp_mr (queues.h and
-	 * mem.h give the lookup rules). The xarrays' own locks serialise
-	 * updates; readers use RCU plus the objects' refcounts. next_qpn is
-	 * the xa_alloc_cyclic() cursor of qp_xa, under its lock. STag indices
-	 * are random (mem.c), so mr_xa has no cursor.
-	 */
 	struct xarray qp_xa;
 	u32 next_qpn;
 	struct xarray mr_xa;
 };
 
+/**
+ * struct rddp_ucontext - a user context; the core's object is all it has
+ * @base: the core's user context
+ */
 struct rddp_ucontext {
 	struct ib_ucontext base;
 };
 
+/**
+ * to_rddp_dev() - the rddp device of a core device
+ * @ibdev: the core's device, one of rddp's
+ *
+ * Return: the struct rddp_device it is embedded in.
+ */
 static inline struct rddp_device *to_rddp_dev(struct ib_device *ibdev)
 {
 	return container_of(ibdev, struct rddp_device, ibdev);
 }
 
-/* device.c */
+/**
+ * rddp_device_create() - create and register a device (rdma link add)
+ * @name: the device's name
+ * @netdev: the netdev it runs over; held until rddp_dealloc_driver()
+ *
+ * Return: the registered device, or an ERR_PTR.
+ */
 struct rddp_device *rddp_device_create(const char *name,
 				       struct net_device *netdev);
+
+/**
+ * rddp_device_get_by_netdev() - the rddp device bound to a netdev
+ * @netdev: the netdev
+ *
+ * Devices of other drivers sharing the siw driver id (siw itself) are not
+ * returned.
+ *
+ * Return: the device with a registration reference the caller drops with
+ * rddp_device_put(), or NULL.
+ */
 struct rddp_device *rddp_device_get_by_netdev(struct net_device *netdev);
+
+/**
+ * rddp_device_put() - drop the reference rddp_device_get_by_netdev() took
+ * @rdev: the device
+ */
 void rddp_device_put(struct rddp_device *rdev);
+
+/**
+ * rddp_port_state() - the port state rddp reports, in query_port and in
+ * port events alike
+ * @netdev: the device's netdev
+ *
+ * Return: IB_PORT_ACTIVE while the netdev is up and has carrier, else
+ * IB_PORT_DOWN.
+ */
 enum ib_port_state rddp_port_state(struct net_device *netdev);
 
-/* params.c */
+/**
+ * rddp_params_check() - check the module parameters at load
+ *
+ * Return: 0, or -EINVAL (logged) for a value out of its range.
+ */
 int rddp_params_check(void);
-/* The mpa_timeout_ms module parameter, in jiffies (cm.c). */
+
+/**
+ * rddp_mpa_timeout() - the CM's bound on MPA connection setup
+ *
+ * Return: the mpa_timeout_ms module parameter, in jiffies.
+ */
 unsigned long rddp_mpa_timeout(void);
+
+/**
+ * rddp_peer_timeout_valid() - whether a peer_timeout_ms value is allowed
+ * @ms: the value
+ *
+ * Return: true for 0 (off) or RDDP_PEER_TIMEOUT_MIN..RDDP_PEER_TIMEOUT_MAX.
+ */
 bool rddp_peer_timeout_valid(u32 ms);
+
+/**
+ * rddp_settings_default() - a new device's settings, from the module
+ * parameters
+ * @s: the settings to fill
+ */
 void rddp_settings_default(struct rddp_settings *s);
+
+/**
+ * rddp_settings_get() - a consistent copy of a device's settings
+ * @rdev: the device
+ * @out: the copy (DEV_SET may replace the device's at any time)
+ */
 void rddp_settings_get(struct rddp_device *rdev, struct rddp_settings *out);
 
 /* res.c */
@@ -185,45 +272,161 @@ extern const struct ib_device_ops rddp_res_ops;
 
 /* stats.c */
 extern const struct ib_device_ops rddp_stats_ops;
+
+/**
+ * rddp_stats_alloc() - allocate a device's per-CPU counters
+ * @rdev: the device
+ *
+ * Return: 0 or -ENOMEM.
+ */
 int rddp_stats_alloc(struct rddp_device *rdev);
+
+/**
+ * rddp_stats_free() - free a device's counters
+ * @rdev: the device
+ */
 void rddp_stats_free(struct rddp_device *rdev);
+
+/**
+ * rddp_stat_read() - a counter summed over CPUs
+ * @rdev: the device
+ * @idx: the counter
+ *
+ * Return: its value.
+ */
 u64 rddp_stat_read(struct rddp_device *rdev, enum rddp_stat idx);
+
+/**
+ * rddp_stats_reset() - zero every counter of a device
+ * @rdev: the device
+ */
 void rddp_stats_reset(struct rddp_device *rdev);
 
+/**
+ * rddp_stat_add() - add to a counter
+ * @rdev: the device
+ * @idx: the counter
+ * @n: the amount
+ *
+ * Any context.
+ */
 static inline void rddp_stat_add(struct rddp_device *rdev, enum rddp_stat idx,
 				 u64 n)
 {
 	this_cpu_add(rdev->stats->c[idx], n);
 }
 
+/**
+ * rddp_stat_inc() - add one to a counter
+ * @rdev: the device
+ * @idx: the counter
+ *
+ * Any context.
+ */
 static inline void rddp_stat_inc(struct rddp_device *rdev, enum rddp_stat idx)
 {
 	rddp_stat_add(rdev, idx, 1);
 }
 
-/* genl.c */
+/**
+ * rddp_genl_init() - module init: register the rddp generic netlink family
+ *
+ * Return: 0 or a negative errno.
+ */
 int rddp_genl_init(void);
+
+/**
+ * rddp_genl_exit() - module exit: unregister the family
+ */
 void rddp_genl_exit(void);
+
+/**
+ * rddp_genl_dev_add() - list a new device for rddpctl and announce it
+ * @rdev: the device
+ *
+ * Without memory the device works but rddpctl does not see it (logged).
+ */
 void rddp_genl_dev_add(struct rddp_device *rdev);
+
+/**
+ * rddp_genl_dev_del() - announce a device's removal and unlist it
+ * @rdev: the device
+ */
 void rddp_genl_dev_del(struct rddp_device *rdev);
+
 struct rddp_qp;
+
+/**
+ * rddp_genl_qp_state() - tell rddpctl's monitor of a QP state change
+ * @qp: the QP
+ * @state: its new state
+ *
+ * Any context; dropped without memory.
+ */
 void rddp_genl_qp_state(struct rddp_qp *qp, enum ib_qp_state state);
+
 struct rddp_term_info;
+
+/**
+ * rddp_genl_term() - tell rddpctl's monitor of a Terminate
+ * @qp: the QP
+ * @sent: sent (else received)
+ * @t: its error fields
+ *
+ * Any context; dropped without memory.
+ */
 void rddp_genl_term(struct rddp_qp *qp, bool sent,
 		    const struct rddp_term_info *t);
+
+/**
+ * rddp_genl_conn_failed() - tell rddpctl's monitor of a failed connection
+ * @rdev: the device
+ * @remote: the peer's address
+ * @err: the negative errno it failed with
+ *
+ * Any context; dropped without memory.
+ */
 void rddp_genl_conn_failed(struct rddp_device *rdev,
 			   const struct sockaddr_storage *remote, int err);
 
-/* link.c */
+/**
+ * rddp_link_init() - module init: register the "rddp" rdma link type
+ *
+ * Return: 0.
+ */
 int rddp_link_init(void);
+
+/**
+ * rddp_link_exit() - module exit: unregister the link type
+ *
+ * After this returns no newlink call is running or can start.
+ */
 void rddp_link_exit(void);
 
-/* netdev.c */
+/**
+ * rddp_netdev_init() - module init: register the netdev notifier that
+ * follows the devices' netdevs (port state, name, unregistration)
+ *
+ * Return: 0 or a negative errno.
+ */
 int rddp_netdev_init(void);
+
+/**
+ * rddp_netdev_exit() - module exit: unregister the netdev notifier
+ */
 void rddp_netdev_exit(void);
 
-/* qp_tx.c: the TX workqueue */
+/**
+ * rddp_tx_init() - module init: allocate the TX workqueue (rddp_tx, per
+ * CPU, high priority)
+ *
+ * Return: 0 or -ENOMEM.
+ */
 int rddp_tx_init(void);
+
+/**
+ * rddp_tx_exit() - module exit: destroy the TX workqueue
+ */
 void rddp_tx_exit(void);
 
 /* verbs.c */

@@ -5,6 +5,9 @@
 #   - no compiler warnings with W=1 (both kernels; the debug build has KUnit)
 #   - sparse (C=2: every file) reports nothing
 #   - scripts/checkpatch.pl --strict is clean
+#   - scripts/kernel-doc -none -v reports nothing: every kernel-doc comment
+#     is well formed and complete (which ones there must be:
+#     Documentation/architecture.md, "Kernel-doc")
 # Prints one TAP line a check and `kmod: N passed, N failed, N skipped`.
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
@@ -52,6 +55,23 @@ mapfile -t files < <(git ls-files -co --exclude-standard -- 'kmod/*.[ch]' 'kmod/
 "$src/scripts/checkpatch.pl" --strict --no-tree --quiet --show-types \
 	--ignore FILE_PATH_CHANGES -f "${files[@]}" >"$out/checkpatch.log" 2>&1
 check "checkpatch --strict clean (${#files[@]} files)" "$out/checkpatch.log" $?
+
+# kernel-doc over the same files. 6.1's script has no -Wall: -v adds the
+# checks for a missing Return: section and short description, and prints an
+# "info: Scanning doc for ..." line per comment, which is not a finding.
+# Any other output fails the check.
+log="$out/kernel-doc.log"
+"$src/scripts/kernel-doc" -none -v "${files[@]}" 2>&1 |
+	grep -v ': info: Scanning doc for ' >"$log"
+n=$((n + 1))
+if [ ! -s "$log" ]; then
+	pass=$((pass + 1))
+	echo "ok $n - kernel-doc -none reports nothing (${#files[@]} files)"
+else
+	fail=$((fail + 1))
+	echo "not ok $n - kernel-doc -none reports nothing (${#files[@]} files; log $log)"
+	head -40 "$log" | sed 's/^/#   /'
+fi
 
 echo "kmod: $pass passed, $fail failed, 0 skipped"
 [ "$fail" -eq 0 ]

@@ -74,10 +74,46 @@ struct rddp_settings {
 #define RDDP_PEER_TIMEOUT_MIN	1000
 #define RDDP_PEER_TIMEOUT_MAX	(3600 * 1000)
 
-/*
- * Device counters (stats.c). Per CPU, bumped from any context with
- * rddp_stat_add(); readers sum over CPUs. The order is the uapi's
- * RDDP_A_STAT_* order and the hardware-counter order of `rdma statistic`.
+/**
+ * enum rddp_stat - device counters (stats.c)
+ * @RDDP_STAT_TX_FPDUS: FPDUs written to the socket
+ * @RDDP_STAT_TX_BYTES: data octets in them (Sends, RDMA Writes, Read
+ *	Responses)
+ * @RDDP_STAT_RX_FPDUS: FPDUs received with a good CRC
+ * @RDDP_STAT_RX_BYTES: data octets in them
+ * @RDDP_STAT_RX_CRC_ERRORS: streams stopped by an MPA CRC error
+ *	(RFC 5044 §8)
+ * @RDDP_STAT_RX_MARKER_ERRORS: streams stopped by a marker error
+ * @RDDP_STAT_RX_FRAMING_ERRORS: streams stopped by an FPDU that cannot
+ *	be framed
+ * @RDDP_STAT_TERM_TX_RDMAP: Terminates sent, RDMAP layer
+ *	(RFC 5040 §4.8)
+ * @RDDP_STAT_TERM_TX_DDP: Terminates sent, DDP layer
+ * @RDDP_STAT_TERM_TX_MPA: Terminates sent, LLP (MPA) layer
+ * @RDDP_STAT_TERM_RX_RDMAP: Terminates received, RDMAP layer
+ * @RDDP_STAT_TERM_RX_DDP: Terminates received, DDP layer
+ * @RDDP_STAT_TERM_RX_MPA: Terminates received, LLP (MPA) layer
+ * @RDDP_STAT_CONN_ATTEMPTS: iw_connect calls
+ * @RDDP_STAT_CONN_ESTABLISHED: connections that reached full operation
+ *	(both sides count)
+ * @RDDP_STAT_CONN_REQUESTS: MPA Requests received on a listener
+ * @RDDP_STAT_CONN_ACCEPTS: iw_accept calls
+ * @RDDP_STAT_CONN_REJECTS: iw_reject calls
+ * @RDDP_STAT_CONN_FAILURES: setups that failed (refused, reset, bad MPA
+ *	frame)
+ * @RDDP_STAT_MPA_TIMEOUTS: setups that ran out of time
+ * @RDDP_STAT_TX_ZCOPY_BYTES: payload octets lent to TCP as page
+ *	references instead of copied
+ * @RDDP_STAT_MR_FAST_REGS: fast registrations executed (IB_WR_REG_MR)
+ * @RDDP_STAT_MR_LOCAL_INVALS: STags invalidated locally
+ *	(IB_WR_LOCAL_INV, Read with invalidate)
+ * @RDDP_STAT_MR_REMOTE_INVALS: STags invalidated by a received Send
+ *	with Invalidate
+ * @RDDP_STAT_NUM: the number of counters
+ *
+ * Per CPU, bumped from any context with rddp_stat_add(); readers sum over
+ * CPUs. The order is the uapi's RDDP_A_STAT_* order and the hardware-counter
+ * order of `rdma statistic`; Documentation/netlink-api.md describes each.
  */
 enum rddp_stat {
 	RDDP_STAT_TX_FPDUS,

@@ -107,15 +107,28 @@ int rddp_fpdu_build_sg(struct rddp_mpa_tx *tx, struct rddp_fpdu *f,
 		       const u8 *hdr, u32 hdr_len,
 		       const struct rddp_span *frags, u32 nr_frags);
 
-/* Deframer errors (sticky: once returned, the stream is dead). */
+/**
+ * enum rddp_mpa_err - deframer errors
+ * @RDDP_MPA_OK: no error
+ * @RDDP_MPA_ERR_ULPDU_ZERO: ULPDU_Length 0
+ * @RDDP_MPA_ERR_ULPDU_LONG: ULPDU_Length > rx->max_ulpdu
+ * @RDDP_MPA_ERR_ULPDU_SHORT: shorter than the DDP header
+ * @RDDP_MPA_ERR_CRC: CRC32c mismatch (RFC 5044 §4.4)
+ * @RDDP_MPA_ERR_MARKER: reserved bits or FPDUPTR wrong
+ * @RDDP_MPA_ERR_ABORTED: a callback returned non-zero
+ * @RDDP_MPA_ERR_MAX: the number of values
+ *
+ * Sticky: once one is returned, the stream is dead. Names in
+ * rddp_mpa_err_names[]; rddp_mpa_rx_err() gives the Terminate entry.
+ */
 enum rddp_mpa_err {
 	RDDP_MPA_OK = 0,
-	RDDP_MPA_ERR_ULPDU_ZERO,	/* ULPDU_Length 0 */
-	RDDP_MPA_ERR_ULPDU_LONG,	/* ULPDU_Length > rx->max_ulpdu */
-	RDDP_MPA_ERR_ULPDU_SHORT,	/* shorter than the DDP header */
-	RDDP_MPA_ERR_CRC,		/* CRC32c mismatch (RFC 5044 §4.4) */
-	RDDP_MPA_ERR_MARKER,		/* reserved bits or FPDUPTR wrong */
-	RDDP_MPA_ERR_ABORTED,		/* a callback returned non-zero */
+	RDDP_MPA_ERR_ULPDU_ZERO,
+	RDDP_MPA_ERR_ULPDU_LONG,
+	RDDP_MPA_ERR_ULPDU_SHORT,
+	RDDP_MPA_ERR_CRC,
+	RDDP_MPA_ERR_MARKER,
+	RDDP_MPA_ERR_ABORTED,
 	RDDP_MPA_ERR_MAX
 };
 

@@ -39,6 +39,11 @@
 #define RDDP_MPA_RTR_READ	0x4
 #define RDDP_MPA_RTR_ALL	0x7
 
+/**
+ * enum rddp_mpa_frame_type - an MPA connection setup frame (RFC 5044 §7.1)
+ * @RDDP_MPA_REQUEST: the MPA Request, the initiator's
+ * @RDDP_MPA_REPLY: the MPA Reply, the responder's
+ */
 enum rddp_mpa_frame_type {
 	RDDP_MPA_REQUEST,
 	RDDP_MPA_REPLY,
@@ -85,19 +90,34 @@ struct rddp_mpa_frame {
  */
 int rddp_mpa_frame_build(const struct rddp_mpa_frame *f, u8 *buf, u32 buf_len);
 
+/**
+ * enum rddp_mpa_frame_err - results of the frame parser and builder
+ * @RDDP_MPA_FRAME_OK: the frame is complete and valid
+ * @RDDP_MPA_FRAME_MORE: incomplete: feed more bytes
+ * @RDDP_MPA_FRAME_ERR_KEY: neither Request nor Reply key
+ * @RDDP_MPA_FRAME_ERR_UNEXPECTED: Request where a Reply was due, or the
+ *	reverse (RFC 5044 §7.1.2 rule 8)
+ * @RDDP_MPA_FRAME_ERR_REV: revision not 1 or 2, or above max
+ * @RDDP_MPA_FRAME_ERR_PD_LEN: PD_Length > 512
+ * @RDDP_MPA_FRAME_ERR_V2_SHORT: enhanced data announced, PD < 4
+ * @RDDP_MPA_FRAME_ERR_V2_RTR: Reply selecting more than one RTR
+ * @RDDP_MPA_FRAME_ERR_INVAL: build: invalid field
+ * @RDDP_MPA_FRAME_ERR_DONE: fed again after a result
+ * @RDDP_MPA_FRAME_ERR_MAX: the number of values
+ *
+ * Names in rddp_mpa_frame_err_names[].
+ */
 enum rddp_mpa_frame_err {
 	RDDP_MPA_FRAME_OK = 0,
-	RDDP_MPA_FRAME_MORE,		/* incomplete: feed more bytes */
-	RDDP_MPA_FRAME_ERR_KEY,		/* neither Request nor Reply key */
-	RDDP_MPA_FRAME_ERR_UNEXPECTED,	/* Request where a Reply was due, or
-					 * the reverse (RFC 5044 §7.1.2 rule 8)
-					 */
-	RDDP_MPA_FRAME_ERR_REV,		/* revision not 1 or 2, or above max */
-	RDDP_MPA_FRAME_ERR_PD_LEN,	/* PD_Length > 512 */
-	RDDP_MPA_FRAME_ERR_V2_SHORT,	/* enhanced data announced, PD < 4 */
-	RDDP_MPA_FRAME_ERR_V2_RTR,	/* Reply selecting more than one RTR */
-	RDDP_MPA_FRAME_ERR_INVAL,	/* build: invalid field */
-	RDDP_MPA_FRAME_ERR_DONE,	/* fed again after a result */
+	RDDP_MPA_FRAME_MORE,
+	RDDP_MPA_FRAME_ERR_KEY,
+	RDDP_MPA_FRAME_ERR_UNEXPECTED,
+	RDDP_MPA_FRAME_ERR_REV,
+	RDDP_MPA_FRAME_ERR_PD_LEN,
+	RDDP_MPA_FRAME_ERR_V2_SHORT,
+	RDDP_MPA_FRAME_ERR_V2_RTR,
+	RDDP_MPA_FRAME_ERR_INVAL,
+	RDDP_MPA_FRAME_ERR_DONE,
 	RDDP_MPA_FRAME_ERR_MAX
 };
 

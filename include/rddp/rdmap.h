@@ -24,7 +24,20 @@
 #define RDDP_DDP_VERSION	1	/* RFC 5041 §4.1 DV */
 #define RDDP_RDMAP_VERSION	1	/* RFC 5040 §4.2 RV */
 
-/* RFC 5040 §4.2 opcodes */
+/**
+ * enum rddp_opcode - RDMAP opcodes (RFC 5040 §4.2)
+ * @RDDP_OP_WRITE: RDMA Write
+ * @RDDP_OP_READ_REQ: RDMA Read Request
+ * @RDDP_OP_READ_RESP: RDMA Read Response
+ * @RDDP_OP_SEND: Send
+ * @RDDP_OP_SEND_INV: Send with Invalidate
+ * @RDDP_OP_SEND_SE: Send with Solicited Event
+ * @RDDP_OP_SEND_SE_INV: Send with Solicited Event and Invalidate
+ * @RDDP_OP_TERMINATE: Terminate
+ * @RDDP_OP_MAX: the number of values
+ *
+ * rddp_opcodes[] says what each is on the wire.
+ */
 enum rddp_opcode {
 	RDDP_OP_WRITE = 0x0,
 	RDDP_OP_READ_REQ = 0x1,
@@ -37,7 +50,13 @@ enum rddp_opcode {
 	RDDP_OP_MAX
 };
 
-/* RFC 5040 §5.1: untagged queues */
+/**
+ * enum rddp_qn - untagged queues (RFC 5040 §5.1)
+ * @RDDP_QN_SEND: Send messages
+ * @RDDP_QN_READ_REQ: RDMA Read Requests
+ * @RDDP_QN_TERMINATE: Terminate messages
+ * @RDDP_QN_MAX: the number of values
+ */
 enum rddp_qn {
 	RDDP_QN_SEND = 0,
 	RDDP_QN_READ_REQ = 1,
@@ -108,9 +127,60 @@ struct rddp_read_req {
 	u64 src_to;
 };
 
-/*
- * Every error rddp detects on the wire, with its Terminate fields in
- * rddp_errors[] (RFC 5040 §7, RFC 5041 §7.2, RFC 5044 §8).
+/**
+ * enum rddp_err - every error rddp detects on the wire
+ * @RDDP_ERR_NONE: no error
+ * @RDDP_ERR_LLP_CLOSED: LLP: TCP connection lost
+ * @RDDP_ERR_LLP_CRC: LLP: MPA CRC error
+ * @RDDP_ERR_LLP_MARKER: LLP: MPA marker and ULPDU length disagree
+ * @RDDP_ERR_LLP_FRAME: LLP: invalid MPA Request or Reply
+ * @RDDP_ERR_LLP_CATASTROPHIC: LLP: MPA local catastrophic
+ * @RDDP_ERR_LLP_INSUFFICIENT_IRD: LLP: insufficient IRD
+ * @RDDP_ERR_LLP_NO_MATCHING_RTR: LLP: no matching RTR
+ * @RDDP_ERR_DDP_CATASTROPHIC: DDP: local catastrophic
+ * @RDDP_ERR_DDP_T_INVALID_STAG: DDP tagged buffer: invalid STag
+ * @RDDP_ERR_DDP_T_BASE_BOUNDS: DDP tagged buffer: base or bounds
+ *	violation
+ * @RDDP_ERR_DDP_T_STAG_STREAM: DDP tagged buffer: STag not associated
+ *	with stream
+ * @RDDP_ERR_DDP_T_TO_WRAP: DDP tagged buffer: TO wrap
+ * @RDDP_ERR_DDP_T_VERSION: DDP tagged buffer: invalid DDP version
+ *	(tagged)
+ * @RDDP_ERR_DDP_U_QN: DDP untagged buffer: invalid QN
+ * @RDDP_ERR_DDP_U_NO_BUF: DDP untagged buffer: invalid MSN: no buffer
+ * @RDDP_ERR_DDP_U_MSN_RANGE: DDP untagged buffer: invalid MSN: out of
+ *	range
+ * @RDDP_ERR_DDP_U_MO: DDP untagged buffer: invalid MO
+ * @RDDP_ERR_DDP_U_TOO_LONG: DDP untagged buffer: message too long for
+ *	buffer
+ * @RDDP_ERR_DDP_U_VERSION: DDP untagged buffer: invalid DDP version
+ *	(untagged)
+ * @RDDP_ERR_RDMAP_CATASTROPHIC: RDMAP: local catastrophic
+ * @RDDP_ERR_RDMAP_P_INVALID_STAG: RDMAP remote protection: invalid STag
+ * @RDDP_ERR_RDMAP_P_BASE_BOUNDS: RDMAP remote protection: base or
+ *	bounds violation
+ * @RDDP_ERR_RDMAP_P_ACCESS: RDMAP remote protection: access rights
+ *	violation
+ * @RDDP_ERR_RDMAP_P_STAG_STREAM: RDMAP remote protection: STag not
+ *	associated with stream
+ * @RDDP_ERR_RDMAP_P_TO_WRAP: RDMAP remote protection: TO wrap
+ * @RDDP_ERR_RDMAP_P_INVALIDATE: RDMAP remote protection: STag cannot be
+ *	invalidated
+ * @RDDP_ERR_RDMAP_O_VERSION: RDMAP remote operation: invalid RDMAP
+ *	version
+ * @RDDP_ERR_RDMAP_O_OPCODE: RDMAP remote operation: unexpected opcode
+ * @RDDP_ERR_RDMAP_O_STREAM: RDMAP remote operation: catastrophic error
+ *	in stream
+ * @RDDP_ERR_RDMAP_O_GLOBAL: RDMAP remote operation: catastrophic global
+ *	error
+ * @RDDP_ERR_RDMAP_O_INVALIDATE: RDMAP remote operation: STag cannot be
+ *	invalidated
+ * @RDDP_ERR_RDMAP_O_UNSPECIFIED: RDMAP remote operation: unspecified
+ *	error
+ * @RDDP_ERR_MAX: the number of values
+ *
+ * Each has its Terminate fields in rddp_errors[] (RFC 5040 §7, RFC 5041
+ * §7.2, RFC 5044 §8), whose names these are.
  */
 enum rddp_err {
 	RDDP_ERR_NONE = 0,
@@ -152,6 +222,12 @@ enum rddp_err {
 	RDDP_ERR_MAX
 };
 
+/**
+ * enum rddp_term_layer - the Layer field of a Terminate (RFC 5040 §4.8)
+ * @RDDP_TERM_LAYER_RDMAP: RDMAP
+ * @RDDP_TERM_LAYER_DDP: DDP
+ * @RDDP_TERM_LAYER_LLP: the LLP: MPA over TCP
+ */
 enum rddp_term_layer {
 	RDDP_TERM_LAYER_RDMAP = 0,
 	RDDP_TERM_LAYER_DDP = 1,

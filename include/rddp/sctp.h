@@ -48,7 +48,14 @@
 #define RDDP_SCTP_SSN_INFLIGHT_MAX	32767
 #define RDDP_SCTP_SSN_WINDOW		32768	/* bitmap size, a power of 2 */
 
-/* §2.2.3: Stream Session Control function codes. */
+/**
+ * enum rddp_sctp_fc - Stream Session Control function codes (§2.2.3)
+ * @RDDP_SCTP_FC_NEGOTIATE: DDP Stream Session Negotiate
+ * @RDDP_SCTP_FC_INITIATE: DDP Stream Session Initiate
+ * @RDDP_SCTP_FC_ACCEPT: DDP Stream Session Accept
+ * @RDDP_SCTP_FC_TERMINATE: DDP Stream Session Terminate
+ * @RDDP_SCTP_FC_MAX: one past the last code
+ */
 enum rddp_sctp_fc {
 	RDDP_SCTP_FC_NEGOTIATE = 0x001,
 	RDDP_SCTP_FC_INITIATE = 0x002,
@@ -60,31 +67,53 @@ enum rddp_sctp_fc {
 /* What a chunk is to the session sequence (§3): a segment or a code. */
 #define RDDP_SCTP_MSG_SEGMENT	0
 
-/*
- * Results of the SCTP adaptation functions: OK and HELD are not errors;
- * each other value names one malformed input or illegal event. Names in
- * rddp_sctp_err_names[]; rddp_sctp_to_err() gives the Terminate entry.
+/**
+ * enum rddp_sctp_err - results of the SCTP adaptation functions
+ * @RDDP_SCTP_OK: success
+ * @RDDP_SCTP_HELD: DDP-SSN later than the next: hold
+ * @RDDP_SCTP_ERR_PPID: PPID neither 1 nor 2 (§2.2)
+ * @RDDP_SCTP_ERR_TOO_LONG: more than one DATA chunk holds
+ * @RDDP_SCTP_ERR_SEG_SHORT: no room for DDP-SSN + DDP header
+ * @RDDP_SCTP_ERR_CTRL_SHORT: no room for DDP-SSN + code
+ * @RDDP_SCTP_ERR_FUNC: function code not 1..4 (§2.2.3)
+ * @RDDP_SCTP_ERR_TERM_PD: Terminate with private data
+ * @RDDP_SCTP_ERR_SSN_DUP: DDP-SSN already held (§7)
+ * @RDDP_SCTP_ERR_SSN_OLD: DDP-SSN before the next one
+ * @RDDP_SCTP_ERR_SSN_BEYOND: 32767 after the next: over §7
+ * @RDDP_SCTP_ERR_SSN_INFLIGHT: send: 32767 unacknowledged (§7)
+ * @RDDP_SCTP_ERR_SEQ_NEGOTIATE: Negotiate after Initiate/Accept
+ * @RDDP_SCTP_ERR_SEQ_INITIATE: second Initiate, or after Accept
+ * @RDDP_SCTP_ERR_SEQ_ACCEPT: Accept without the peer's Initiate
+ * @RDDP_SCTP_ERR_SEQ_SEGMENT: DDP Segment before Initiate/Accept
+ * @RDDP_SCTP_ERR_SEQ_TERMINATE: Terminate in negotiation only
+ * @RDDP_SCTP_ERR_SEQ_CLOSED: anything after that side's Terminate
+ * @RDDP_SCTP_ERR_INVAL: build: invalid argument
+ * @RDDP_SCTP_ERR_MAX: the number of values
+ *
+ * RDDP_SCTP_OK and RDDP_SCTP_HELD are not errors; each other value names
+ * one malformed input or illegal event. Names in rddp_sctp_err_names[];
+ * rddp_sctp_to_err() gives the Terminate entry.
  */
 enum rddp_sctp_err {
 	RDDP_SCTP_OK = 0,
-	RDDP_SCTP_HELD,			/* DDP-SSN later than the next: hold */
-	RDDP_SCTP_ERR_PPID,		/* PPID neither 1 nor 2 (§2.2) */
-	RDDP_SCTP_ERR_TOO_LONG,		/* more than one DATA chunk holds */
-	RDDP_SCTP_ERR_SEG_SHORT,	/* no room for DDP-SSN + DDP header */
-	RDDP_SCTP_ERR_CTRL_SHORT,	/* no room for DDP-SSN + code */
-	RDDP_SCTP_ERR_FUNC,		/* function code not 1..4 (§2.2.3) */
-	RDDP_SCTP_ERR_TERM_PD,		/* Terminate with private data */
-	RDDP_SCTP_ERR_SSN_DUP,		/* DDP-SSN already held (§7) */
-	RDDP_SCTP_ERR_SSN_OLD,		/* DDP-SSN before the next one */
-	RDDP_SCTP_ERR_SSN_BEYOND,	/* 32767 after the next: over §7 */
-	RDDP_SCTP_ERR_SSN_INFLIGHT,	/* send: 32767 unacknowledged (§7) */
-	RDDP_SCTP_ERR_SEQ_NEGOTIATE,	/* Negotiate after Initiate/Accept */
-	RDDP_SCTP_ERR_SEQ_INITIATE,	/* second Initiate, or after Accept */
-	RDDP_SCTP_ERR_SEQ_ACCEPT,	/* Accept without the peer's Initiate */
-	RDDP_SCTP_ERR_SEQ_SEGMENT,	/* DDP Segment before Initiate/Accept */
-	RDDP_SCTP_ERR_SEQ_TERMINATE,	/* Terminate in negotiation only */
-	RDDP_SCTP_ERR_SEQ_CLOSED,	/* anything after that side's Terminate */
-	RDDP_SCTP_ERR_INVAL,		/* build: invalid argument */
+	RDDP_SCTP_HELD,
+	RDDP_SCTP_ERR_PPID,
+	RDDP_SCTP_ERR_TOO_LONG,
+	RDDP_SCTP_ERR_SEG_SHORT,
+	RDDP_SCTP_ERR_CTRL_SHORT,
+	RDDP_SCTP_ERR_FUNC,
+	RDDP_SCTP_ERR_TERM_PD,
+	RDDP_SCTP_ERR_SSN_DUP,
+	RDDP_SCTP_ERR_SSN_OLD,
+	RDDP_SCTP_ERR_SSN_BEYOND,
+	RDDP_SCTP_ERR_SSN_INFLIGHT,
+	RDDP_SCTP_ERR_SEQ_NEGOTIATE,
+	RDDP_SCTP_ERR_SEQ_INITIATE,
+	RDDP_SCTP_ERR_SEQ_ACCEPT,
+	RDDP_SCTP_ERR_SEQ_SEGMENT,
+	RDDP_SCTP_ERR_SEQ_TERMINATE,
+	RDDP_SCTP_ERR_SEQ_CLOSED,
+	RDDP_SCTP_ERR_INVAL,
 	RDDP_SCTP_ERR_MAX
 };
 
@@ -103,11 +132,18 @@ extern const char *const rddp_sctp_err_names[RDDP_SCTP_ERR_MAX];
  */
 enum rddp_err rddp_sctp_to_err(int sctp_err);
 
-/* §8.1: what an association does, from both Adaptation Indications. */
+/**
+ * enum rddp_sctp_mode - what an association does (§8.1)
+ * @RDDP_SCTP_MODE_NONE: neither DDP nor RDMAP
+ * @RDDP_SCTP_MODE_DDP: DDP only
+ * @RDDP_SCTP_MODE_DDP_RDMA: DDP and RDMAP
+ *
+ * rddp_sctp_ali_mode() gives it from both Adaptation Indications.
+ */
 enum rddp_sctp_mode {
-	RDDP_SCTP_MODE_NONE,		/* neither DDP nor RDMAP */
-	RDDP_SCTP_MODE_DDP,		/* DDP only */
-	RDDP_SCTP_MODE_DDP_RDMA,	/* DDP and RDMAP */
+	RDDP_SCTP_MODE_NONE,
+	RDDP_SCTP_MODE_DDP,
+	RDDP_SCTP_MODE_DDP_RDMA,
 };
 
 /**
@@ -269,7 +305,13 @@ enum rddp_sctp_err rddp_sctp_ssn_rx_arrive(struct rddp_sctp_ssn_rx *rx,
  */
 bool rddp_sctp_ssn_rx_pop(struct rddp_sctp_ssn_rx *rx, u16 *ssn);
 
-/*
+/**
+ * enum rddp_sctp_phase - where one direction of a DDP Stream Session stands
+ * @RDDP_SCTP_PHASE_NEGOTIATE: nothing but Negotiates yet
+ * @RDDP_SCTP_PHASE_INITIATED: sent Initiate
+ * @RDDP_SCTP_PHASE_ACCEPTED: sent Accept
+ * @RDDP_SCTP_PHASE_CLOSED: sent Terminate
+ *
  * DDP Stream Session sequences (§3.2-§3.5), one direction at a time: the
  * messages one side sends, in DDP-SSN order, are Negotiate*, then Initiate
  * or (after the other side's Initiate) Accept, then DDP Segments, then
@@ -277,10 +319,10 @@ bool rddp_sctp_ssn_rx_pop(struct rddp_sctp_ssn_rx *rx, u16 *ssn);
  * side's Initiate (§3.4, a rejection); or Negotiate* alone (§3.3).
  */
 enum rddp_sctp_phase {
-	RDDP_SCTP_PHASE_NEGOTIATE,	/* nothing but Negotiates yet */
-	RDDP_SCTP_PHASE_INITIATED,	/* sent Initiate */
-	RDDP_SCTP_PHASE_ACCEPTED,	/* sent Accept */
-	RDDP_SCTP_PHASE_CLOSED,		/* sent Terminate */
+	RDDP_SCTP_PHASE_NEGOTIATE,
+	RDDP_SCTP_PHASE_INITIATED,
+	RDDP_SCTP_PHASE_ACCEPTED,
+	RDDP_SCTP_PHASE_CLOSED,
 };
 
 /**

@@ -99,14 +99,67 @@ rdma_cm_event* Expect(rdma_event_channel* ch, rdma_cm_event_type type, const cha
   return ev;
 }
 
+// A completion queue with its own completion channel: waiting for a
+// completion sleeps in poll(2) instead of spinning, so that waiting threads
+// leave the CPU to TCP: 64 of them on a slow link (--connect), 512 on
+// User-Mode Linux's one CPU (loopback), where threads spinning on
+// sched_yield() starved ksoftirqd, which carries loopback TCP, long enough
+// on a loaded host for connections to go a minute without an ACK, past
+// rddp's peer_timeout_ms.
+class EventCq {
+ public:
+  EventCq(ibv_context* ctx, int cqe) : ch_(ibv_create_comp_channel(ctx)) {
+    if (!ch_) Die("ibv_create_comp_channel");
+    cq_ = ibv_create_cq(ctx, cqe, nullptr, ch_, 0);
+    if (!cq_) Die("ibv_create_cq");
+  }
+  EventCq(const EventCq&) = delete;
+  EventCq& operator=(const EventCq&) = delete;
+  EventCq(EventCq&&) = delete;
+  EventCq& operator=(EventCq&&) = delete;
+  ~EventCq() {
+    ibv_ack_cq_events(cq_, unacked_);
+    ibv_destroy_cq(cq_);
+    ibv_destroy_comp_channel(ch_);
+  }
+  ibv_cq* cq() const { return cq_; }
+
+  // The next completion within @seconds (false: none, or an error). With
+  // @stop, gives up too once *stop is set and nothing is left to poll.
+  bool Next(ibv_wc* wc, int seconds, const std::atomic<bool>* stop = nullptr) {
+    auto end = std::chrono::steady_clock::now() + std::chrono::seconds(seconds);
+    for (;;) {
+      int n = ibv_poll_cq(cq_, 1, wc);
+      if (n != 0) return n == 1;
+      if (ibv_req_notify_cq(cq_, 0)) return false;
+      // A completion that came before the request raised no event.
+      n = ibv_poll_cq(cq_, 1, wc);
+      if (n != 0) return n == 1;
+      pollfd pfd{ch_->fd, POLLIN, 0};
+      if (poll(&pfd, 1, 100) > 0) {
+        ibv_cq* ev_cq = nullptr;
+        void* ev_ctx = nullptr;
+        if (ibv_get_cq_event(ch_, &ev_cq, &ev_ctx) == 0) unacked_++;
+      }
+      if ((stop && stop->load()) || std::chrono::steady_clock::now() > end) {
+        return ibv_poll_cq(cq_, 1, wc) == 1;
+      }
+    }
+  }
+
+ private:
+  ibv_comp_channel* ch_;
+  ibv_cq* cq_ = nullptr;
+  unsigned unacked_ = 0;
+};
+
 // One connected pair: client side c, server side s.
 struct Pair {
   int index = 0;
   uint32_t max_size = kSmallMax;
   rdma_cm_id* c = nullptr;
   rdma_cm_id* s = nullptr;
-  ibv_cq* ccq = nullptr;
-  ibv_cq* scq = nullptr;
+  std::unique_ptr<EventCq> ccq, scq;
   std::unique_ptr<Buffer> cbuf, sbuf;
 };
 
@@ -122,18 +175,9 @@ ibv_qp_init_attr QpAttr(ibv_cq* cq, const ibv_device_attr& da) {
   return a;
 }
 
-// Busy-polls for one completion for up to 120 s (none: false, wc->status
-// then reads "success" from the zeroed wc, the step name says what is missing).
-bool Poll(ibv_cq* cq, ibv_wc* wc) {
-  auto end = std::chrono::steady_clock::now() + std::chrono::seconds(120);
-  for (;;) {
-    int n = ibv_poll_cq(cq, 1, wc);
-    if (n < 0) return false;
-    if (n == 1) return true;
-    if (std::chrono::steady_clock::now() > end) return false;
-    std::this_thread::yield();
-  }
-}
+// One completion within 120 s (none: false, wc->status then reads
+// "success" from the zeroed wc, the step name says what is missing).
+bool Poll(EventCq& cq, ibv_wc* wc) { return cq.Next(wc, 120); }
 
 struct Stats {
   std::atomic<uint64_t> ok{0}, bad{0}, bytes{0};
@@ -233,18 +277,18 @@ bool RunOp(Pair& p, std::mt19937_64& rng, int op, uint32_t len, int max_sge, Sta
   if ((errno = ibv_post_send(p.c->qp, &wr, &bad))) Die("ibv_post_send");
   // Each step names itself so a failure says where it stopped.
   const char* step = "client completion";
-  bool good = Poll(p.ccq, &wc) && wc.status == IBV_WC_SUCCESS;
+  bool good = Poll(*p.ccq, &wc) && wc.status == IBV_WC_SUCCESS;
   if (good && op == 0) {
     ibv_send_wr note{}, *nbad = nullptr;
     note.opcode = IBV_WR_SEND;
     note.send_flags = IBV_SEND_SIGNALED;
     if (ibv_post_send(p.c->qp, &note, &nbad)) Die("ibv_post_send");
     step = "client completion of the note";
-    good = Poll(p.ccq, &wc) && wc.status == IBV_WC_SUCCESS;
+    good = Poll(*p.ccq, &wc) && wc.status == IBV_WC_SUCCESS;
   }
   if (good && op != 1) {
     step = "server completion";
-    good = Poll(p.scq, &wc) && wc.status == IBV_WC_SUCCESS;
+    good = Poll(*p.scq, &wc) && wc.status == IBV_WC_SUCCESS;
     if (good && op == 2 && wc.byte_len != len) good = false;
   }
   if (good) {
@@ -320,7 +364,7 @@ bool RunOrdered(Pair& p, std::mt19937_64& rng, Stats& st) {
   ibv_wc wc{};
   std::string failed;
   for (uint64_t i = 0; i < 3 && failed.empty(); i++) {
-    if (!Poll(p.ccq, &wc) || wc.status != IBV_WC_SUCCESS) {
+    if (!Poll(*p.ccq, &wc) || wc.status != IBV_WC_SUCCESS) {
       failed = "client completion " + std::to_string(i + 1) + " (status " +
                ibv_wc_status_str(wc.status) + ")";
     } else if (wc.wr_id != i + 1 || wc.opcode != kOpcodes[i]) {
@@ -330,7 +374,7 @@ bool RunOrdered(Pair& p, std::mt19937_64& rng, Stats& st) {
       std::memset(p.cbuf->at(woff), 0xa5, wlen);  // the Write's buffer is ours again
     }
   }
-  if (failed.empty() && (!Poll(p.scq, &wc) || wc.status != IBV_WC_SUCCESS)) {
+  if (failed.empty() && (!Poll(*p.scq, &wc) || wc.status != IBV_WC_SUCCESS)) {
     failed = "server completion of the Send";
   }
   if (failed.empty() && std::memcmp(p.cbuf->at(roff), p.sbuf->at(sroff), rlen) != 0) {
@@ -384,12 +428,12 @@ bool RunFenced(Pair& p, std::mt19937_64& rng, Stats& st) {
   ibv_wc wc{};
   std::string failed;
   for (int i = 0; i < 3 && failed.empty(); i++) {
-    if (!Poll(p.ccq, &wc) || wc.status != IBV_WC_SUCCESS) {
+    if (!Poll(*p.ccq, &wc) || wc.status != IBV_WC_SUCCESS) {
       failed = "client completion " + std::to_string(i + 1) + " (status " +
                ibv_wc_status_str(wc.status) + ")";
     }
   }
-  if (failed.empty() && (!Poll(p.scq, &wc) || wc.status != IBV_WC_SUCCESS)) {
+  if (failed.empty() && (!Poll(*p.scq, &wc) || wc.status != IBV_WC_SUCCESS)) {
     failed = "server completion of the Send";
   }
   if (failed.empty() && std::memcmp(p.sbuf->at(swoff), p.sbuf->at(sroff), len) != 0) {
@@ -407,56 +451,6 @@ bool RunFenced(Pair& p, std::mt19937_64& rng, Stats& st) {
 }
 
 // ---- Two hosts: --serve and --connect ----
-
-// A completion queue with its own completion channel: waiting for a
-// completion sleeps in poll(2) instead of spinning, so that 64 waiting
-// threads leave the CPU to TCP on a slow link.
-class EventCq {
- public:
-  EventCq(ibv_context* ctx, int cqe) : ch_(ibv_create_comp_channel(ctx)) {
-    if (!ch_) Die("ibv_create_comp_channel");
-    cq_ = ibv_create_cq(ctx, cqe, nullptr, ch_, 0);
-    if (!cq_) Die("ibv_create_cq");
-  }
-  EventCq(const EventCq&) = delete;
-  EventCq& operator=(const EventCq&) = delete;
-  EventCq(EventCq&&) = delete;
-  EventCq& operator=(EventCq&&) = delete;
-  ~EventCq() {
-    ibv_ack_cq_events(cq_, unacked_);
-    ibv_destroy_cq(cq_);
-    ibv_destroy_comp_channel(ch_);
-  }
-  ibv_cq* cq() const { return cq_; }
-
-  // The next completion within @seconds (false: none, or an error). With
-  // @stop, gives up too once *stop is set and nothing is left to poll.
-  bool Next(ibv_wc* wc, int seconds, const std::atomic<bool>* stop = nullptr) {
-    auto end = std::chrono::steady_clock::now() + std::chrono::seconds(seconds);
-    for (;;) {
-      int n = ibv_poll_cq(cq_, 1, wc);
-      if (n != 0) return n == 1;
-      if (ibv_req_notify_cq(cq_, 0)) return false;
-      // A completion that came before the request raised no event.
-      n = ibv_poll_cq(cq_, 1, wc);
-      if (n != 0) return n == 1;
-      pollfd pfd{ch_->fd, POLLIN, 0};
-      if (poll(&pfd, 1, 100) > 0) {
-        ibv_cq* ev_cq = nullptr;
-        void* ev_ctx = nullptr;
-        if (ibv_get_cq_event(ch_, &ev_cq, &ev_ctx) == 0) unacked_++;
-      }
-      if ((stop && stop->load()) || std::chrono::steady_clock::now() > end) {
-        return ibv_poll_cq(cq_, 1, wc) == 1;
-      }
-    }
-  }
-
- private:
-  ibv_comp_channel* ch_;
-  ibv_cq* cq_ = nullptr;
-  unsigned unacked_ = 0;
-};
 
 // The client's connect private data: which pair, how large its buffers.
 struct Hello {
@@ -1028,10 +1022,9 @@ int main(int argc, char** argv) {
       pd = ibv_alloc_pd(p.c->verbs);
       if (!pd || ibv_query_device(p.c->verbs, &da)) Die("ibv_alloc_pd/query_device");
     }
-    p.ccq = ibv_create_cq(p.c->verbs, 16, nullptr, nullptr, 0);
-    p.scq = ibv_create_cq(p.c->verbs, 16, nullptr, nullptr, 0);
-    if (!p.ccq || !p.scq) Die("ibv_create_cq");
-    ibv_qp_init_attr ca = QpAttr(p.ccq, da);
+    p.ccq = std::make_unique<EventCq>(p.c->verbs, 16);
+    p.scq = std::make_unique<EventCq>(p.c->verbs, 16);
+    ibv_qp_init_attr ca = QpAttr(p.ccq->cq(), da);
     if (rdma_create_qp(p.c, pd, &ca)) Die("rdma_create_qp (client)");
     p.cbuf = std::make_unique<Buffer>(pd, p.max_size);
     p.sbuf = std::make_unique<Buffer>(pd, p.max_size);
@@ -1043,7 +1036,7 @@ int main(int argc, char** argv) {
     rdma_cm_event* req = Expect(sch, RDMA_CM_EVENT_CONNECT_REQUEST, "server", i);
     p.s = req->id;
     rdma_ack_cm_event(req);
-    ibv_qp_init_attr sa = QpAttr(p.scq, da);
+    ibv_qp_init_attr sa = QpAttr(p.scq->cq(), da);
     if (rdma_create_qp(p.s, pd, &sa)) Die("rdma_create_qp (server)");
     if (rdma_accept(p.s, &cp)) Die("rdma_accept");
     rdma_ack_cm_event(Expect(sch, RDMA_CM_EVENT_ESTABLISHED, "server", i, p.s));
@@ -1092,8 +1085,8 @@ int main(int argc, char** argv) {
     rdma_destroy_qp(p.s);
     p.cbuf.reset();
     p.sbuf.reset();
-    ibv_destroy_cq(p.ccq);
-    ibv_destroy_cq(p.scq);
+    p.ccq.reset();
+    p.scq.reset();
     rdma_destroy_id(p.c);
     rdma_destroy_id(p.s);
   }

@@ -29,7 +29,7 @@ integrity=/rddp/build/cmake/tests/verbs/rddp_integrity
 
 # A lost segment costs TCP at least a 200 ms retransmission timeout: the
 # bounds are larger than lib.sh's.
-ping_server() { timeout 400 rping -s -a "$RDDP_LOCAL_IP" -C "$1" -S "$2" -V; }
+ping_server() { rping_served 400 -a "$RDDP_LOCAL_IP" -C "$1" -S "$2" -V; }
 ping_client() {
 	timeout 400 rping -c -a "$RDDP_PEER_IP" -C "$1" -S "$2" -V -v >/tmp/rping-c.log 2>&1
 	local rc=$?

@@ -16,7 +16,7 @@ t_run "rdma link add rddp0" rdma link add rddp0 type rddp netdev dummy0
 # rping exits 0 even when its connection fails: the client's -v output
 # must show every ping.
 rping_pair() { # SIZE COUNT
-	rping -s -a $ip -C "$2" -S "$1" -V >/tmp/rping-s.log 2>&1 &
+	rping_served 120 -a $ip -C "$2" -S "$1" -V >/tmp/rping-s.log 2>&1 &
 	local spid=$!
 	sleep 1
 	timeout 60 rping -c -a $ip -C "$2" -S "$1" -V -v >/tmp/rping-c.log 2>&1

@@ -61,3 +61,10 @@ both b "ib_send_bw siw-server mpa_rev=1" perf_server perf_client ib_send_bw -s 6
 both a "siw client refuses rddp's revision-1 reply" perf_server_refused \
 	perf_client_refused ib_write_bw -s 65536 -n 10
 t_run "unload" unload
+
+# After a failure, what the kernel said of its QPs (rddp's Terminates, CRC
+# and framing errors), beside two-vm-check.sh's list of bad-CRC frames: a
+# rare failure then leaves its evidence in the run's output.
+if grep -q '^not ok' "$_t_tap"; then
+	dmesg | grep -E 'rddp|siw' | tail -20 | sed 's/^/# kernel: /' | tee -a "$_t_tap"
+fi

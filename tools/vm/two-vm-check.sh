@@ -129,7 +129,20 @@ wire_checks() { # NAME
 	check "$([ "$fpdus" -gt 1000 ] && echo 1)" "$1: tshark decodes DDP/RDMAP in the pcap ($fpdus FPDUs)"
 	check "$([ "$good" -gt 1000 ] && echo 1)" "$1: CRCs checked good by tshark ($good)"
 	check "$([ "$bad" -eq 0 ] && echo 1)" "$1: no Bad CRC32 ($bad)"
+	[ "$bad" -eq 0 ] || bad_crc_frames
 	check "$([ "$malformed" -eq 0 ] && echo 1)" "$1: no malformed frames ($malformed)"
+}
+# Who sent each FPDU that tshark found a bad CRC in, and what it was: the
+# evidence a rare failure leaves (the pcap itself stays in build/vm-results).
+bad_crc_frames() {
+	local frames
+	frames=$(awk '/^Frame [0-9]+:/ { f = $2; sub(":", "", f) }
+		/Bad CRC32/ { print f }' "$pcap.txt" | sort -un | head -20 | paste -sd, -)
+	[ -n "$frames" ] || return 0
+	echo "# frames with a Bad CRC32 (frame, from, to, TCP stream, len, ULPDU, opcode, tagged, MSN):"
+	ts -Y "frame.number in {$frames}" -T fields -e frame.number -e ip.src -e ip.dst \
+		-e tcp.stream -e tcp.len -e iwarp_mpa.ulpdulength -e iwarp_rdma.opcode \
+		-e iwarp_ddp.tagged_flag -e iwarp_ddp.msn | sed 's/^/#   /'
 }
 
 if want interop; then

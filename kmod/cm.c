@@ -43,6 +43,7 @@
 #include "cm.h"
 #include "rddp.h"
 #include "stream.h"
+#include "trace.h"
 
 /* Bound on the ULP's answer (accept/reject) to a connection request. */
 #define RDDP_ACCEPT_TIMEOUT	(60 * HZ)
@@ -360,7 +361,10 @@ static int rddp_cep_send_frame(struct rddp_cep *cep,
 	kfree(buf);
 	if (ret < 0)
 		return ret;
-	return ret == len ? 0 : -EIO;
+	if (ret != len)
+		return -EIO;
+	trace_rddp_mpa_send(cep, f);
+	return 0;
 }
 
 /*
@@ -466,6 +470,8 @@ static void rddp_cep_fail(struct rddp_cep *cep, int status)
 	if (cep->state == RDDP_CEP_CLOSED)
 		return;
 	rddp_cep_timer_stop(cep);
+	if (status)
+		trace_rddp_cm_fail(cep, rddp_cep_state_names[cep->state], status);
 	if (status && cep->rdev)
 		rddp_cep_account_failure(cep, status);
 	if (cep->active && cep->cm_id)
@@ -577,6 +583,7 @@ static int rddp_cep_go_rts(struct rddp_cep *cep,
 		return ret;
 	}
 	rddp_cep_timer_stop(cep);
+	trace_rddp_cm_established(cep, qp->base.qp_num, cep->active, p);
 	rddp_stat_inc(cep->rdev, RDDP_STAT_CONN_ESTABLISHED);
 	cep->state = RDDP_CEP_CONNECTED;
 	rddp_cep_unlist(cep);
@@ -700,6 +707,16 @@ static void rddp_cep_got_request(struct rddp_cep *cep)
 	lid->rem_ref(lid);
 }
 
+/* The peer's address exists only in the socket: asked for when traced. */
+static void rddp_cep_trace_request(struct rddp_cep *cep)
+{
+	struct sockaddr_storage peer = { 0 };
+
+	if (kernel_getpeername(cep->sock, (struct sockaddr *)&peer) < 0)
+		peer.ss_family = AF_UNSPEC;
+	trace_rddp_cm_request(cep, &peer);
+}
+
 static void rddp_cep_accept_one(struct rddp_cep *lcep, struct socket *sock)
 {
 	struct rddp_cep *cep;
@@ -722,6 +739,8 @@ static void rddp_cep_accept_one(struct rddp_cep *lcep, struct socket *sock)
 	rddp_mpa_frame_rx_init(&cep->mpa_rx, RDDP_MPA_REQUEST, 2);
 	cep->state = RDDP_CEP_AWAIT_REQUEST;
 	rddp_cep_sock_attach(cep, sock);
+	if (trace_rddp_cm_request_enabled())
+		rddp_cep_trace_request(cep);
 	rddp_cep_timer_start(cep, rddp_mpa_timeout());
 	set_bit(RDDP_CEP_EV_SOCK, &cep->events);
 	rddp_cep_queue(cep);
@@ -770,12 +789,16 @@ static void rddp_cep_setup_event(struct rddp_cep *cep, unsigned long ev)
 		if (ret == RDDP_MPA_FRAME_MORE)
 			return;
 		if (ret == RDDP_MPA_FRAME_OK) {
+			trace_rddp_mpa_recv(cep, &cep->peer);
 			if (cep->state == RDDP_CEP_AWAIT_REPLY)
 				rddp_cep_got_reply(cep);
 			else
 				rddp_cep_got_request(cep);
 			return;
 		}
+		if (ret > 0)
+			trace_rddp_mpa_error(cep, ret,
+					     rddp_mpa_frame_err_names[ret]);
 		if (ret > 0)
 			/* The peer writes this line: rate-limited. */
 			pr_info_ratelimited("rddp: bad MPA %s: %s\n",
@@ -852,6 +875,8 @@ int rddp_iw_connect(struct iw_cm_id *id, struct iw_cm_conn_param *param)
 		return -ENOMEM;
 	}
 	mutex_lock(&cep->lock);
+	trace_rddp_cm_connect(cep, param->qpn, raddr, param->ird, param->ord,
+			      param->private_data_len);
 	rddp_stat_inc(rdev, RDDP_STAT_CONN_ATTEMPTS);
 	cep->settings = set;	/* the one pd_max was checked against */
 	cep->active = true;
@@ -926,6 +951,8 @@ int rddp_iw_accept(struct iw_cm_id *id, struct iw_cm_conn_param *param)
 		ret = -ECONNRESET;	/* the peer or the timeout ended it */
 		goto out;
 	}
+	trace_rddp_cm_accept(cep, param->qpn, param->ird, param->ord,
+			     param->private_data_len);
 	rddp_stat_inc(rdev, RDDP_STAT_CONN_ACCEPTS);
 	qp = rddp_qp_get_by_qpn(rdev, param->qpn);
 	if (!qp) {
@@ -1012,6 +1039,7 @@ int rddp_iw_reject(struct iw_cm_id *id, const void *pdata, u8 pd_len)
 	if (cep->state == RDDP_CEP_AWAIT_ACCEPT) {
 		/* RFC 5044 §7.1.1: a Reply with R set, then close */
 		f.rev = min_t(u8, cep->peer.rev, cep->settings.mpa_rev);
+		trace_rddp_cm_reject(cep, pd_len);
 		rddp_stat_inc(cep->rdev, RDDP_STAT_CONN_REJECTS);
 		ret = rddp_cep_send_frame(cep, &f);
 		rddp_cep_fail(cep, 0);
@@ -1054,6 +1082,7 @@ static int rddp_listen_one(struct rddp_device *rdev, struct rddp_listen *l,
 	cep->listen_id = id;
 	cep->state = RDDP_CEP_LISTEN;
 	rddp_cep_sock_attach(cep, sock);
+	trace_rddp_cm_listen(cep, addr);
 	mutex_unlock(&cep->lock);
 	/* the listen list holds the creator's reference */
 	list_add_tail(&cep->listen_entry, &l->ceps);

@@ -9,6 +9,7 @@
 
 #include "rddp.h"
 #include "queues.h"
+#include "trace.h"
 
 static const enum ib_wc_opcode rddp_wc_opcode[SIW_NUM_OPCODES] = {
 	[SIW_OP_WRITE] = IB_WC_RDMA_WRITE,
@@ -121,6 +122,7 @@ int rddp_cq_push(struct rddp_cq *cq, const struct rddp_cqe *c, bool solicited)
 		}
 		return -EOVERFLOW;
 	}
+	trace_rddp_cqe(cq, c);
 	slot->id = c->id;
 	slot->opcode = c->opcode;
 	slot->status = c->status;

@@ -14,6 +14,7 @@
 #include "rddp.h"
 #include "queues.h"
 #include "stream.h"
+#include "trace.h"
 
 #define RDDP_QPN_MAX		0xffffffU
 
@@ -135,6 +136,7 @@ static void rddp_qp_set_state(struct rddp_qp *qp, enum ib_qp_state state)
 	lockdep_assert_held(&qp->state_lock);
 	spin_lock_irqsave(&qp->sq_lock, fl);
 	spin_lock(&qp->rq_lock);
+	trace_rddp_qp_state(qp, state);
 	WRITE_ONCE(qp->state, state);
 	if (state == IB_QPS_ERR || state == IB_QPS_RESET) {
 		rddp_sq_flush(qp, state == IB_QPS_ERR);
@@ -759,6 +761,7 @@ int rddp_qp_sq_next(struct rddp_qp *qp, struct siw_sqe *out)
 	out->num_sge = min_t(u8, out->num_sge, SIW_MAX_SGE);
 	rddp_slot_set(sqe, 0);
 	qp->sq_get++;
+	trace_rddp_sq_wqe(qp, out);
 out:
 	spin_unlock_irqrestore(&qp->sq_lock, fl);
 	return ret;
@@ -773,8 +776,12 @@ int rddp_qp_rq_next(struct rddp_qp *qp, struct siw_rqe *out)
 
 	if (state != IB_QPS_RTR && state != IB_QPS_RTS)
 		return -ENOTCONN;
-	if (qp->srq)
-		return rddp_srq_next(qp->srq, out);
+	if (qp->srq) {
+		ret = rddp_srq_next(qp->srq, out);
+		if (!ret)
+			trace_rddp_rq_wqe(qp, out);
+		return ret;
+	}
 
 	spin_lock_irqsave(&qp->rq_lock, fl);
 	rqe = &qp->rq[qp->rq_get % qp->num_rqe];
@@ -786,6 +793,7 @@ int rddp_qp_rq_next(struct rddp_qp *qp, struct siw_rqe *out)
 	out->num_sge = min_t(u8, out->num_sge, SIW_MAX_SGE);
 	rddp_slot_set(rqe, 0);
 	qp->rq_get++;
+	trace_rddp_rq_wqe(qp, out);
 out:
 	spin_unlock_irqrestore(&qp->rq_lock, fl);
 	return ret;

@@ -15,6 +15,7 @@
 
 #include "rddp.h"
 #include "stream.h"
+#include "trace.h"
 
 enum rddp_rx_target {
 	RDDP_RX_NONE,
@@ -321,6 +322,7 @@ static int rddp_rx_terminate(struct rddp_stream *s)
 	enum rddp_err err;
 
 	s->rx_msn[RDDP_QN_TERMINATE]++;
+	trace_rddp_term_recv(s->qp->base.qp_num, s->rx_small, s->rx_small_len);
 	err = rddp_term_parse(s->rx_small, s->rx_small_len, &t);
 	s->peer_terminated = true;
 	if (!err) {

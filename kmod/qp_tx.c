@@ -30,6 +30,7 @@
 
 #include "rddp.h"
 #include "stream.h"
+#include "trace.h"
 
 /* FPDUs written per run of the work item before yielding the worker. */
 #define RDDP_TX_BUDGET	256
@@ -83,6 +84,7 @@ static void rddp_sqw_check_ack(struct rddp_stream *s, struct rddp_sqw *w,
 			       u32 una)
 {
 	if (w->state == RDDP_SQW_ACK && !before(una, w->ack_seq)) {
+		trace_rddp_zcopy_ack(s->qp, w->id, w->bytes, w->ack_seq);
 		w->state = RDDP_SQW_DONE;
 		w->status = SIW_WC_SUCCESS;
 		s->sqw_acks--;
@@ -780,8 +782,10 @@ static bool rddp_tx_run(struct rddp_stream *s, int budget)
 			WRITE_ONCE(s->tx_wants_space, true);
 			/* Flag before room: write_space does room, then flag. */
 			smp_mb();
-			if (!sk_stream_is_writeable(s->sock->sk))
+			if (!sk_stream_is_writeable(s->sock->sk)) {
+				trace_rddp_tx_park(s->qp, s->sock->sk);
 				return true;
+			}
 			WRITE_ONCE(s->tx_wants_space, false);
 			return false;
 		}
@@ -856,6 +860,7 @@ int rddp_tx_terminate_now(struct rddp_stream *s)
 		return -EINVAL;
 	s->tx_fpdu_sent = 0;
 	s->tx_msn[RDDP_QN_TERMINATE]++;
+	trace_rddp_term_send(s->qp->base.qp_num, payload, len);
 	return rddp_tx_write(s, false, true);
 }
 

@@ -12,6 +12,7 @@
 #include "cm.h"
 #include "rddp.h"
 #include "stream.h"
+#include "trace.h"
 
 /* Bound on writing a Terminate when the stream stops. */
 #define RDDP_TERM_SEND_TIMEOUT	(2 * HZ)
@@ -109,6 +110,7 @@ static void rddp_stream_write_space(struct sock *sk)
 		else if (sk_stream_is_writeable(sk))
 			clear_bit(SOCK_NOSPACE, &sk->sk_socket->flags);
 		if (READ_ONCE(s->tx_wants_space) && sk_stream_is_writeable(sk)) {
+			trace_rddp_tx_resume(s->qp, sk);
 			WRITE_ONCE(s->tx_wants_space, false);
 			rddp_tx_kick(s->qp);
 		}
@@ -235,6 +237,7 @@ void rddp_stream_error(struct rddp_stream *s, enum rddp_err err,
 {
 	if (atomic_cmpxchg(&s->term_set, 0, 1))
 		return;
+	trace_rddp_qp_error(s->qp, err, seg_len);
 	s->term_err = err;
 	s->term_hdr_len = 0;
 	if (hdr && (hdr_len == RDDP_DDP_TAGGED_HDR_LEN ||

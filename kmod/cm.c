@@ -357,14 +357,13 @@ static int rddp_cep_send_frame(struct rddp_cep *cep,
 	}
 	vec.iov_base = buf;
 	vec.iov_len = len;
+	/* Before the write: the peer may have read it before we return. */
+	trace_rddp_mpa_send(cep, f);
 	ret = kernel_sendmsg(cep->sock, &msg, &vec, 1, len);
 	kfree(buf);
 	if (ret < 0)
 		return ret;
-	if (ret != len)
-		return -EIO;
-	trace_rddp_mpa_send(cep, f);
-	return 0;
+	return ret == len ? 0 : -EIO;
 }
 
 /*

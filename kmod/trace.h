@@ -119,6 +119,19 @@ static inline void rddp_trace_ddp_hdr(bool tagged, const u8 *h, u32 *stag,
 	*mo = tagged ? 0 : get_unaligned_be32(h + 14);
 }
 
+/*
+ * A copied RDMA Read Request (RFC 5040 §4.4): what the peer asked for, the
+ * size at octet 12 and the Data Source STag and TO at 16 and 20; zeros
+ * when none was copied.
+ */
+static inline void rddp_trace_rreq(const u8 *r, u32 *size, u32 *src_stag,
+				   u64 *src_to)
+{
+	*size = r ? get_unaligned_be32(r + 12) : 0;
+	*src_stag = r ? get_unaligned_be32(r + 16) : 0;
+	*src_to = r ? get_unaligned_be64(r + 20) : 0;
+}
+
 /* The octets a WQE's SGEs describe (what a Write, Send or receive moves). */
 static inline u32 rddp_trace_sge_len(const struct siw_sge *sge, u8 n)
 {
@@ -221,7 +234,10 @@ DECLARE_EVENT_CLASS(rddp_mpa_frame_class,
 		  __entry->ird, __entry->ord, __entry->pd_len)
 );
 
-/* An MPA Request or Reply (RFC 5044 §7.1, RFC 6581 §9) written. */
+/*
+ * An MPA Request or Reply (RFC 5044 §7.1, RFC 6581 §9) about to be written
+ * (a failed write ends the setup: rddp_cm_fail).
+ */
 DEFINE_EVENT(rddp_mpa_frame_class, rddp_mpa_send,
 	TP_PROTO(const void *cep, const struct rddp_mpa_frame *f),
 	TP_ARGS(cep, f));
@@ -397,7 +413,8 @@ TRACE_EVENT(rddp_qp_error,
  * A Terminate's payload (RFC 5040 §4.8), parsed by the core only when the
  * event is enabled. malformed: the payload is shorter than its flags say.
  * The copied DDP header's fields are decoded as tagged (STag, TO) or
- * untagged (QN, MSN, MO) per its T bit; the raw header follows.
+ * untagged (QN, MSN, MO) per its T bit, the raw header follows; a copied
+ * Read Request gives its size and Data Source STag and TO.
  */
 DECLARE_EVENT_CLASS(rddp_term_class,
 	TP_PROTO(u32 qpn, const u8 *payload, u32 len),
@@ -421,6 +438,9 @@ DECLARE_EVENT_CLASS(rddp_term_class,
 		__field(u32, msn)
 		__field(u32, mo)
 		__array(u8, hdr, RDDP_DDP_UNTAGGED_HDR_LEN)
+		__field(u32, rreq_size)
+		__field(u32, rreq_src_stag)
+		__field(u64, rreq_src_to)
 	),
 	TP_fast_assign(
 		struct rddp_term t = { 0 };
@@ -443,15 +463,19 @@ DECLARE_EVENT_CLASS(rddp_term_class,
 				   &__entry->to, &__entry->qn, &__entry->msn,
 				   &__entry->mo);
 		memcpy(__entry->hdr, h, sizeof(__entry->hdr));
+		rddp_trace_rreq(t.r ? t.rdmap_hdr : NULL, &__entry->rreq_size,
+				&__entry->rreq_src_stag, &__entry->rreq_src_to);
 	),
-	TP_printk("qpn=%u malformed=%u layer=%s type=%u code=0x%02x m=%u d=%u r=%u seg_len=%u hdr_len=%u tagged=%u opcode=%u stag=0x%x to=0x%llx qn=%u msn=%u mo=%u hdr=%s",
+	TP_printk("qpn=%u malformed=%u layer=%s type=%u code=0x%02x m=%u d=%u r=%u seg_len=%u hdr_len=%u tagged=%u opcode=%u stag=0x%x to=0x%llx qn=%u msn=%u mo=%u hdr=%s rreq_size=%u rreq_src_stag=0x%x rreq_src_to=0x%llx",
 		  __entry->qpn, __entry->malformed,
 		  rddp_show_layer(__entry->layer), __entry->etype,
 		  __entry->ecode, __entry->m, __entry->d, __entry->r,
 		  __entry->seg_len, __entry->hdr_len, __entry->tagged,
 		  __entry->opcode, __entry->stag, __entry->to, __entry->qn,
 		  __entry->msn, __entry->mo,
-		  __print_hex(__entry->hdr, __entry->hdr_len))
+		  __print_hex_str(__entry->hdr, __entry->hdr_len),
+		  __entry->rreq_size, __entry->rreq_src_stag,
+		  __entry->rreq_src_to)
 );
 
 /* A Terminate written to the socket. */

@@ -178,9 +178,11 @@ trap 'kill "$uml_lane" 2>/dev/null' EXIT
 suite vm-selftest bash tools/vm/selftest.sh
 # hostile.sh here too: the hostile-peer suite on Debian's own kernel (its
 # debug-kernel run is uml-debug-hostile; qemu's, with kmemleak, comes with
-# RDDP_CHECK_QEMU_DEBUG=all).
+# RDDP_CHECK_QEMU_DEBUG=all). trace.sh only here: the UML kernels are
+# built without tracing.
 vm stock tests/vm/link.sh tests/vm/verbs.sh tests/vm/rdma.sh tests/vm/cm.sh \
-	tests/vm/rddpctl.sh tests/vm/netns.sh tests/vm/ulp.sh tests/vm/hostile.sh
+	tests/vm/rddpctl.sh tests/vm/netns.sh tests/vm/ulp.sh tests/vm/hostile.sh \
+	tests/vm/trace.sh
 # Two guests, rddp in one and upstream siw in the other, with a pcap.
 # (smoke and markers, rddp at both ends, run in uml-debug-two.)
 suite vm-stock-two bash tools/vm/two-vm-check.sh stock interop ulp-siw ulp-rddp

@@ -39,30 +39,6 @@ if [ "${1:-}" = siw ]; then
 	done
 	exit 0
 fi
-# A peer reads a kernel consumer's fast-register MR, shuts its window and
-# invalidates the MR with a Send with Invalidate; the consumer (rddp_kverbs
-# serve_read=1) rewrites the memory as soon as its receive completes, and
-# the peer must never see the rewritten octets (kmod/mem.h). A small send
-# buffer ceiling makes sure the responses park in TX, not in the socket.
-kernel_read() {
-	local before kv rc out wmem
-	wmem=$(sysctl -n net.ipv4.tcp_wmem)
-	sysctl -qw net.ipv4.tcp_wmem="4096 16384 262144"
-	before=$(dmesg | wc -l)
-	modprobe rddp_kverbs addr=$ip serve_read=1 &
-	kv=$!
-	out=$(timeout 120 "$bin" $1 --kernel-read 7174 $ip 2>&1)
-	rc=$?
-	t_relay "crc=$crc" <<<"$out"
-	t_run "crc=$crc: kernel read: the peer program exits 0" test "$rc" -eq 0
-	wait "$kv"
-	rc=$?
-	sysctl -qw net.ipv4.tcp_wmem="$wmem"
-	t_kverbs_tap "crc=$crc: kernel read" "$before"
-	t_run "crc=$crc: kernel read: rddp_kverbs serve_read=1 loads" test "$rc" -eq 0
-	t_run "crc=$crc: kernel read: rmmod rddp_kverbs" rmmod rddp_kverbs
-}
-
 # One load for both passes (the device setting `crc off` acts on new
 # connections as mpa_crc=0 does), with a 2 s MPA timeout: the cases that
 # wait for it stay short.
@@ -80,7 +56,8 @@ for crc in 1 0; do
 	rc=$?
 	t_relay "crc=$crc" <<<"$out"
 	t_run "crc=$crc: hostile peer program exits 0" test "$rc" -eq 0
-	kernel_read "$args"
+	# shellcheck disable=SC2086 # $args: no argument or one
+	hostile_kernel_read "$bin" $ip "crc=$crc" $args
 	t_like "crc=$crc: no QP left" '^$' sh -c 'rdma res show qp | grep -v "^$" || true'
 	t_like "crc=$crc: no cm_id left" '^$' sh -c 'rdma res show cm_id | grep -v "^$" || true'
 done

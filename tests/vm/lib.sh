@@ -14,6 +14,7 @@
 #   rddp_counter NAME, rddp_counter_above NAME MIN   rddp0's device counters
 #   t_relay PREFIX              a program's TAP (stdin) as checks "PREFIX: NAME"
 #   t_mounted DIR               something is mounted on DIR
+#   hostile_kernel_read BIN ADDR PREFIX [ARG...]   a peer reads a kernel consumer's MR
 #   perf_retry CMD...           CMD, again (3 runs at most) on perftest's handshake race
 #   rping_served SECONDS ARGS...  an rping server, its exit race (rdma-core 44) mapped to success
 #   t_listening BEFORE PID      wait for a new TCP listener (a server's rdma_cm listen)
@@ -156,6 +157,33 @@ t_kverbs_tap() {
 		esac
 		kverbs_n=$((kverbs_n + 1))
 	done </tmp/kverbs.tap
+}
+
+# hostile_kernel_read BIN ADDR PREFIX [ARG...]: the hostile peer BIN
+# (tests/verbs/hostile_test.cc, with ARGs) reads the fast-register MR of a
+# kernel consumer (rddp_kverbs serve_read=1 on ADDR), shuts its window and
+# invalidates the MR with a Send with Invalidate; the consumer rewrites the
+# memory as soon as its receive completes, and the peer must never see the
+# rewritten octets (kmod/mem.h). A small send buffer ceiling makes sure the
+# responses park in TX, not in the socket. Checks named "PREFIX: ...".
+hostile_kernel_read() {
+	local bin=$1 addr=$2 prefix=$3 before kv rc out wmem
+	shift 3
+	wmem=$(sysctl -n net.ipv4.tcp_wmem)
+	sysctl -qw net.ipv4.tcp_wmem="4096 16384 262144"
+	before=$(dmesg | wc -l)
+	modprobe rddp_kverbs addr="$addr" serve_read=1 &
+	kv=$!
+	out=$(timeout 120 "$bin" "$@" --kernel-read 7174 "$addr" 2>&1)
+	rc=$?
+	t_relay "$prefix" <<<"$out"
+	t_run "$prefix: kernel read: the peer program exits 0" test "$rc" -eq 0
+	wait "$kv"
+	rc=$?
+	sysctl -qw net.ipv4.tcp_wmem="$wmem"
+	t_kverbs_tap "$prefix: kernel read" "$before"
+	t_run "$prefix: kernel read: rddp_kverbs serve_read=1 loads" test "$rc" -eq 0
+	t_run "$prefix: kernel read: rmmod rddp_kverbs" rmmod rddp_kverbs
 }
 
 # t_mounted DIR: something is mounted on DIR (busybox has no mountpoint).

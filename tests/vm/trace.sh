@@ -142,20 +142,8 @@ t_run "rddpctl dev set rddp0 crc on" $rddpctl dev set rddp0 crc on
 # and shuts its TCP window: the Read Responses fill the socket (its send
 # buffer capped at 256 KiB) and TX parks until the peer reads again; the
 # peer's Send with Invalidate ends the reads with a Terminate that copies
-# the Read Request (tests/vm/hostile.sh's kernel read).
-wmem=$(sysctl -n net.ipv4.tcp_wmem)
-sysctl -qw net.ipv4.tcp_wmem="4096 16384 262144"
-modprobe rddp_kverbs addr=$ip serve_read=1 &
-kv=$!
-out=$(timeout 120 "$hostile" --kernel-read 7174 $ip 2>&1)
-rc=$?
-t_relay "kernel read" <<<"$out"
-t_run "kernel read: the peer program exits 0" test "$rc" -eq 0
-wait "$kv"
-rc=$?
-sysctl -qw net.ipv4.tcp_wmem="$wmem"
-t_run "kernel read: rddp_kverbs serve_read=1 loads" test "$rc" -eq 0
-t_run "kernel read: rmmod rddp_kverbs" rmmod rddp_kverbs
+# the Read Request (hostile.sh's kernel read, tests/vm/lib.sh).
+hostile_kernel_read "$hostile" $ip "park"
 trace_take park
 kqpn=$(field "$(grep -m1 'rddp_tx_park: ' "$log")" qpn)
 t_run "park: TX parks and resumes on the consumer's QP ($kqpn)" in_order "$log" \

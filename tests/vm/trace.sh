@@ -5,10 +5,12 @@
 # setup's steps in order on each side with their MPA fields, the moves to
 # RTS, its WQEs and completions; without CRC, a 65000-octet Write
 # completes on TCP's ACK (zero copy); a peer that shuts its window parks TX
-# until it reads again; a hostile peer's FPDU with a bad CRC
-# (tests/verbs/hostile_test.cc)
-# gives the CRC error with the QP's number, then the Terminate (LLP, code
-# 0x02) and the QP's move to ERROR, in that order.
+# until it reads again. The hostile peer (tests/verbs/hostile_test.cc): an
+# FPDU with a bad CRC gives the CRC error with the QP's number, then the
+# Terminate (LLP, code 0x02) and the QP's move to ERROR, in that order; a
+# Send on an invalid QN a Terminate with the copied header; a Terminate
+# from the peer, a Request with a bad key and, from rping, a refused
+# connection give theirs.
 set -u
 . "$(dirname "$0")/lib.sh"
 
@@ -48,6 +50,17 @@ trace_take() {
 	cat "$tr/trace" >"$log"
 	echo >"$tr/trace"
 	cp "$log" "$RDDP_RESULTS/trace-$1.txt"
+}
+
+# hostile NAME FILTER: the hostile peer's cases whose name has FILTER,
+# then the trace of their run in $log.
+hostile() {
+	local out rc
+	out=$(timeout 120 "$hostile" $ip "$2" 2>&1)
+	rc=$?
+	t_relay "$1" <<<"$out"
+	t_run "$1: the peer program exits 0" test "$rc" -eq 0
+	trace_take "$1"
 }
 
 rping_pair() { # SIZE
@@ -153,11 +166,7 @@ t_run "park: TX parks and resumes on the consumer's QP ($kqpn)" in_order "$log" 
 	"rddp_term_send: qpn=$kqpn malformed=0 layer=RDMAP type=1 code=0x00 m=0 d=0 r=1 .* rreq_size=[1-9][0-9]* rreq_src_stag=0x[0-9a-f]+ rreq_src_to=0x[0-9a-f]+\$"
 
 # ---- a hostile peer's bad CRC ----
-out=$(timeout 120 "$hostile" $ip "an FPDU with a bad CRC" 2>&1)
-rc=$?
-t_relay "hostile" <<<"$out"
-t_run "hostile: the peer program exits 0" test "$rc" -eq 0
-trace_take crc
+hostile crc "an FPDU with a bad CRC"
 err=$(grep -m1 'rddp_qp_error: ' "$log")
 qpn=$(field "$err" qpn)
 t_run "crc: the error names the QP the peer connected to" in_order "$log" \
@@ -174,17 +183,39 @@ t_like "crc: one error and one Terminate" '^1 1$' \
 # ---- a header copied into the Terminate: a Send on QN 3 ----
 # RFC 5041 §7.2: DDP, untagged buffer error (2), invalid QN (0x01), the
 # 18-octet untagged header copied with its segment's length (18 + 16).
-out=$(timeout 120 "$hostile" $ip "Send on an invalid QN" 2>&1)
-rc=$?
-t_relay "hostile" <<<"$out"
-t_run "hostile: the peer program exits 0" test "$rc" -eq 0
-trace_take qn
+hostile qn "Send on an invalid QN"
 qpn=$(field "$(grep -m1 'rddp_qp_error: ' "$log")" qpn)
 t_run "qn: DDP error, Terminate with the copied header, QP to ERROR" in_order "$log" \
 	"rddp_cm_established: cep=[^ ]+ qpn=$qpn active=0 " \
 	"rddp_qp_error: qpn=$qpn err=[0-9]+ \\(invalid QN\\) layer=DDP type=2 code=0x01 seg_len=34\$" \
 	"rddp_term_send: qpn=$qpn malformed=0 layer=DDP type=2 code=0x01 m=1 d=1 r=0 seg_len=34 hdr_len=18 tagged=0 opcode=3 stag=0x0 to=0x0 qn=3 msn=[1-9][0-9]* mo=0 hdr=[0-9a-f]{36} rreq_size=0 " \
 	"rddp_qp_state: qpn=$qpn RTS -> ERROR\$"
+
+# ---- a Terminate received: RDMAP, remote operation error, unspecified ----
+hostile term "a well-formed Terminate from the peer"
+qpn=$(field "$(grep -m1 'rddp_term_recv: ' "$log")" qpn)
+t_run "term: received, the stream ends without an error of its own" in_order "$log" \
+	"rddp_cm_established: cep=[^ ]+ qpn=$qpn active=0 " \
+	"rddp_term_recv: qpn=$qpn malformed=0 layer=RDMAP type=2 code=0xff m=0 d=0 r=0 seg_len=0 hdr_len=0 " \
+	"rddp_qp_error: qpn=$qpn err=0 \\(none\\) " \
+	"rddp_qp_state: qpn=$qpn RTS -> ERROR\$"
+t_like "term: no Terminate in return" '^0$' sh -c "grep -c 'rddp_term_send: ' $log; true"
+
+# ---- failed setups: a bad MPA Request, nobody listening ----
+hostile mpa "a Request with a wrong key"
+cep=$(field "$(grep -m1 'rddp_mpa_error: ' "$log")" cep)
+t_run "mpa: the bad key, then the failure in AWAIT_REQUEST" in_order "$log" \
+	"rddp_cm_request: cep=$cep addr=$ip:[0-9]+\$" \
+	"rddp_mpa_error: cep=$cep err=2 \\(bad key\\)\$" \
+	"rddp_cm_fail: cep=$cep state=AWAIT_REQUEST status=-111\$"
+t_like "mpa: no MPA Reply, no QP in RTS" '^0$' \
+	sh -c "grep -Ec 'rddp_mpa_send: |rddp_mpa_recv: |-> RTS' $log; true"
+t_run "rping to a port nobody listens on fails" \
+	sh -c "! timeout 30 rping -c -a $ip -p 1 -C 1 -v >/tmp/rc.log 2>&1 || ! grep -q 'ping data' /tmp/rc.log"
+trace_take refused
+t_run "refused: connect, then the failure in CONNECTING" in_order "$log" \
+	"rddp_cm_connect: cep=[^ ]+ qpn=[0-9]+ addr=$ip:1 ird=1 ord=1 pd_len=0\$" \
+	"rddp_cm_fail: cep=[^ ]+ state=CONNECTING status=-111\$"
 
 t_run "disable the rddp events" sh -c "echo 0 >$tr/events/rddp/enable"
 t_like "no QP left" '^$' sh -c 'rdma res show qp | grep -v "^$" || true'

@@ -96,6 +96,11 @@ TRACE_DEFINE_ENUM(SIW_OP_REG_MR);
 /* Room for either family's address, printed with %pISpc. */
 #define RDDP_TRACE_ADDR_LEN	sizeof(struct sockaddr_in6)
 
+/**
+ * rddp_trace_addr() - copy an address into an event's field
+ * @to: the field, RDDP_TRACE_ADDR_LEN octets
+ * @a: an IPv4 or IPv6 address, or NULL (the field is zeroed)
+ */
 static inline void rddp_trace_addr(u8 *to, const struct sockaddr_storage *a)
 {
 	memset(to, 0, RDDP_TRACE_ADDR_LEN);
@@ -104,10 +109,17 @@ static inline void rddp_trace_addr(u8 *to, const struct sockaddr_storage *a)
 		       sizeof(struct sockaddr_in6) : sizeof(struct sockaddr_in));
 }
 
-/*
- * The fields of a copied DDP header (RFC 5041 §4.2, §4.3): tagged, the
- * STag at octet 2 and the TO at 6; untagged, QN, MSN and MO at 6, 10, 14.
- * A header that was not copied is all zero and gives zeros.
+/**
+ * rddp_trace_ddp_hdr() - decode a DDP header copied into a Terminate
+ * @tagged: the header's T bit
+ * @h: the header, RDDP_DDP_UNTAGGED_HDR_LEN octets (zeros if none copied)
+ * @stag: tagged: the STag (octet 2), else 0
+ * @to: tagged: the TO (octet 6), else 0
+ * @qn: untagged: the QN (octet 6), else 0
+ * @msn: untagged: the MSN (octet 10), else 0
+ * @mo: untagged: the MO (octet 14), else 0
+ *
+ * RFC 5041 §4.2, §4.3. A header that was not copied gives zeros.
  */
 static inline void rddp_trace_ddp_hdr(bool tagged, const u8 *h, u32 *stag,
 				      u64 *to, u32 *qn, u32 *msn, u32 *mo)
@@ -119,10 +131,14 @@ static inline void rddp_trace_ddp_hdr(bool tagged, const u8 *h, u32 *stag,
 	*mo = tagged ? 0 : get_unaligned_be32(h + 14);
 }
 
-/*
- * A copied RDMA Read Request (RFC 5040 §4.4): what the peer asked for, the
- * size at octet 12 and the Data Source STag and TO at 16 and 20; zeros
- * when none was copied.
+/**
+ * rddp_trace_rreq() - decode a Read Request copied into a Terminate
+ * @r: the RDMAP header (RDDP_RDMAP_RREQ_LEN octets), or NULL if none
+ * @size: the RDMA Read Message Size (octet 12), or 0
+ * @src_stag: the Data Source STag (octet 16), or 0
+ * @src_to: the Data Source TO (octet 20), or 0
+ *
+ * RFC 5040 §4.4: what the peer asked for.
  */
 static inline void rddp_trace_rreq(const u8 *r, u32 *size, u32 *src_stag,
 				   u64 *src_to)
@@ -132,7 +148,13 @@ static inline void rddp_trace_rreq(const u8 *r, u32 *size, u32 *src_stag,
 	*src_to = r ? get_unaligned_be64(r + 20) : 0;
 }
 
-/* The octets a WQE's SGEs describe (what a Write, Send or receive moves). */
+/**
+ * rddp_trace_sge_len() - the octets a WQE's SGEs describe
+ * @sge: the SGE list
+ * @n: its length
+ *
+ * Return: the sum of the SGEs' lengths (what a Write, Send or receive moves).
+ */
 static inline u32 rddp_trace_sge_len(const struct siw_sge *sge, u8 n)
 {
 	u32 len = 0;

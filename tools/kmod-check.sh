@@ -52,9 +52,9 @@ fi
 src=$(rddp_linux_source)
 mapfile -t files < <(git ls-files -co --exclude-standard -- 'kmod/*.[ch]' 'kmod/**/*.[ch]' \
 	'include/rddp/*.h' | sort -u)
-mapfile -t files < <(printf '%s\n' "${files[@]}" | grep -vx kmod/trace.h)
+mapfile -t cp_files < <(printf '%s\n' "${files[@]}" | grep -vx kmod/trace.h)
 "$src/scripts/checkpatch.pl" --strict --no-tree --quiet --show-types \
-	--ignore FILE_PATH_CHANGES -f "${files[@]}" >"$out/checkpatch.log" 2>&1
+	--ignore FILE_PATH_CHANGES -f "${cp_files[@]}" >"$out/checkpatch.log" 2>&1
 rc=$?
 # The trace events are laid out as include/trace/events/*.h lay them out:
 # TP_STRUCT__entry( and TP_fast_assign( end their lines and the macros'
@@ -64,7 +64,7 @@ rc=$?
 "$src/scripts/checkpatch.pl" --strict --no-tree --quiet --show-types \
 	--ignore FILE_PATH_CHANGES,OPEN_ENDED_LINE,PARENTHESIS_ALIGNMENT \
 	-f kmod/trace.h >>"$out/checkpatch.log" 2>&1 || rc=1
-check "checkpatch --strict clean (${#files[@]} files and kmod/trace.h)" "$out/checkpatch.log" $rc
+check "checkpatch --strict clean (${#cp_files[@]} files and kmod/trace.h)" "$out/checkpatch.log" $rc
 
 # kernel-doc over the same files. 6.1's script has no -Wall: -v adds the
 # checks for a missing Return: section and short description, and prints an

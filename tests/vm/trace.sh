@@ -66,7 +66,7 @@ hostile() {
 rping_pair() { # SIZE
 	local before spid rc
 	before=" $(_t_listeners | tr '\n' ' ') "
-	rping -s -a $ip -C 2 -S "$1" -V -p 7174 >/tmp/rs.log 2>&1 &
+	rping_served 120 -a $ip -C 2 -S "$1" -V -p 7174 >/tmp/rs.log 2>&1 &
 	spid=$!
 	t_listening "$before" $spid
 	timeout 60 rping -c -a $ip -C 2 -S "$1" -V -v -p 7174 >/tmp/rc.log 2>&1

@@ -58,12 +58,18 @@ rping_cycles() { # N
 	spid=$!
 	t_listening "$base" "$spid" || { echo "the server did not listen"; return 1; }
 	for ((i = 0; i < $1; i++)); do
-		timeout 30 rping -c -a $ip -p 7100 -C 1 -S 4096 -V -v >/tmp/rping-c.log 2>&1 &&
-			grep -q '^ping data: ' /tmp/rping-c.log && ok=$((ok + 1))
+		if rping_run 30 -c -a $ip -p 7100 -C 1 -S 4096 -V -v >/tmp/rping-c.log 2>&1 &&
+			grep -q '^ping data: ' /tmp/rping-c.log; then
+			ok=$((ok + 1))
+		elif [ ! -e /tmp/rping-c.failed ]; then
+			cp /tmp/rping-c.log /tmp/rping-c.failed
+		fi
 	done
 	kill "$spid"
 	wait "$spid"
 	echo "$ok of $1 rping connections verified in $((SECONDS - t0)) s"
+	# The first client that failed, and the server, say why.
+	[ -e /tmp/rping-c.failed ] && tail -5 /tmp/rping-c.failed /tmp/rping-s.log | cut -c1-200
 	[ "$ok" -eq "$1" ]
 }
 t_run "$pings rping -C 1 -V connections against one rping -s -P" rping_cycles "$pings"

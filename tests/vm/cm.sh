@@ -56,7 +56,7 @@ t_run "a peer that never sends its Request is dropped after the MPA timeout" sil
 
 # The server still works after both.
 t_like "rping after the misbehaving peers" '^ping data: ' \
-	timeout 60 rping -c -a $ip -p 7174 -C 1 -V -v
+	rping_run 60 -c -a $ip -p 7174 -C 1 -V -v
 wait "$spid"
 
 # A responder that accepts TCP but never sends the MPA Reply: the client's
@@ -84,7 +84,7 @@ t_like "connect to a port without listener is refused" '(REJECTED|error)' \
 ip -6 addr add 2001:db8::1/64 dev dummy0 nodad
 rping -s -a 2001:db8::1 -C 3 -V >/tmp/rping6-s.log 2>&1 &
 sleep 1
-t_like "rping -V over IPv6" '^ping data: ' timeout 60 rping -c -a 2001:db8::1 -C 3 -V -v
+t_like "rping -V over IPv6" '^ping data: ' rping_run 60 -c -a 2001:db8::1 -C 3 -V -v
 wait
 
 # rdma_disconnect() after the peer's close: librdmacm moves the

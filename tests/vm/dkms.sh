@@ -43,7 +43,7 @@ t_like "rddp0 port is active" 'state ACTIVE' rdma link show rddp0/1
 # rping exits 0 even when its connection fails: the client counts its pings.
 ip=198.51.100.1
 rping_pings() { # N: the client's verified pings to the server on port 7400
-	timeout 60 rping -c -a $ip -p 7400 -C "$1" -S 4096 -V -v >/tmp/rping-c.log 2>&1
+	rping_run 60 -c -a $ip -p 7400 -C "$1" -S 4096 -V -v >/tmp/rping-c.log 2>&1
 	local rc=$?
 	cat /tmp/rping-c.log
 	[ "$rc" -eq 0 ] && [ "$(grep -c '^ping data: ' /tmp/rping-c.log)" -eq "$1" ]

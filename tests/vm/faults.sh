@@ -29,9 +29,9 @@ integrity=/rddp/build/cmake/tests/verbs/rddp_integrity
 
 # A lost segment costs TCP at least a 200 ms retransmission timeout: the
 # bounds are larger than lib.sh's.
-ping_server() { rping_served 400 -a "$RDDP_LOCAL_IP" -C "$1" -S "$2" -V; }
+ping_server() { rping_run 400 -s -a "$RDDP_LOCAL_IP" -C "$1" -S "$2" -V; }
 ping_client() {
-	timeout 400 rping -c -a "$RDDP_PEER_IP" -C "$1" -S "$2" -V -v >/tmp/rping-c.log 2>&1
+	rping_run 400 -c -a "$RDDP_PEER_IP" -C "$1" -S "$2" -V -v >/tmp/rping-c.log 2>&1
 	local rc=$?
 	tail -1 /tmp/rping-c.log | cut -c1-100
 	echo "# $(grep -c '^ping data: ' /tmp/rping-c.log) pings verified"

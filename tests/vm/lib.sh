@@ -16,7 +16,7 @@
 #   t_mounted DIR               something is mounted on DIR
 #   hostile_kernel_read BIN ADDR PREFIX [ARG...]   a peer reads a kernel consumer's MR
 #   perf_retry CMD...           CMD, again (3 runs at most) on perftest's handshake race
-#   rping_served SECONDS ARGS...  an rping server, its exit race (rdma-core 44) mapped to success
+#   rping_run SECONDS ARGS...   rping, its exit race at the end (rdma-core 44) taken as success
 #   t_listening BEFORE PID      wait for a new TCP listener (a server's rdma_cm listen)
 #   t_listeners_gone BEFORE     wait until only the listeners in BEFORE are left
 #
@@ -195,17 +195,18 @@ setup_dummy() {
 		ip addr add 198.51.100.1/24 dev dummy0
 }
 
-# rping_served SECONDS ARGS...: an rping server (`rping -s ARGS`) and its
-# exit status, its output on stdout. Debian 12's rping (rdma-core 44) can
-# exit 255 after a complete run: its main thread destroys the CM event
-# channel while its CM thread is about to wait on it again, which then
-# fails with "rdma_get_cm_event: Bad file descriptor" and exits (seen in
-# interop; fixed upstream in rdma-core f3ae6534a, "rping: terminate CM
-# event thread before exiting"). That exit, with that last line, is the
+# rping_run SECONDS ARGS...: `rping ARGS` (server or client) within
+# SECONDS, its output on stdout, and its exit status. Debian 12's rping
+# (rdma-core 44) can exit 255 after a complete run: its main thread
+# destroys the CM event channel while its CM thread is about to wait on it
+# again, which then fails with "rdma_get_cm_event: Bad file descriptor" and
+# exits (seen in interop's server; clients end the same way; fixed upstream
+# in rdma-core f3ae6534a, "rping: terminate CM event thread before
+# exiting"). That exit, with that last line, is the
 # success it follows; the client's count of pings judges the traffic.
-rping_served() {
+rping_run() {
 	local out rc
-	out=$(timeout "$1" rping -s "${@:2}" 2>&1)
+	out=$(timeout "$1" rping "${@:2}" 2>&1)
 	rc=$?
 	printf '%s\n' "$out"
 	if [ "$rc" -eq 255 ] && [ "$(tail -1 <<<"$out")" = "rdma_get_cm_event: Bad file descriptor" ]; then
@@ -217,9 +218,9 @@ rping_served() {
 # Two-VM exchanges (interop.sh, markers.sh): the server runs in one guest,
 # the client in the other, over the device $RDDP_DEV. rping exits 0 even
 # when its connection fails, so the client counts its pings.
-rping_server() { rping_served 120 -a "$RDDP_LOCAL_IP" -C "$1" -S "$2" -V; }
+rping_server() { rping_run 120 -s -a "$RDDP_LOCAL_IP" -C "$1" -S "$2" -V; }
 rping_client() {
-	timeout 120 rping -c -a "$RDDP_PEER_IP" -C "$1" -S "$2" -V -v >/tmp/rping-c.log 2>&1
+	rping_run 120 -c -a "$RDDP_PEER_IP" -C "$1" -S "$2" -V -v >/tmp/rping-c.log 2>&1
 	local rc=$?
 	cat /tmp/rping-c.log
 	[ "$rc" -eq 0 ] && [ "$(grep -c '^ping data: ' /tmp/rping-c.log)" -eq "$1" ]

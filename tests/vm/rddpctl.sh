@@ -55,7 +55,7 @@ rping_n() { # COUNT SIZE [PORT]
 	rping -s -a $ip -C "$1" -S "$2" -V -p "${3:-7174}" >/tmp/rs.log 2>&1 &
 	local spid=$!
 	sleep 1
-	timeout 60 rping -c -a $ip -C "$1" -S "$2" -V -v -p "${3:-7174}" >/tmp/rc.log 2>&1
+	rping_run 60 -c -a $ip -C "$1" -S "$2" -V -v -p "${3:-7174}" >/tmp/rc.log 2>&1
 	local rc=$?
 	wait "$spid" || rc=1
 	[ "$rc" -eq 0 ] && [ "$(grep -c '^ping data: ' /tmp/rc.log)" -eq "$1" ]

@@ -16,10 +16,10 @@ t_run "rdma link add rddp0" rdma link add rddp0 type rddp netdev dummy0
 # rping exits 0 even when its connection fails: the client's -v output
 # must show every ping.
 rping_pair() { # SIZE COUNT
-	rping_served 120 -a $ip -C "$2" -S "$1" -V >/tmp/rping-s.log 2>&1 &
+	rping_run 120 -s -a $ip -C "$2" -S "$1" -V >/tmp/rping-s.log 2>&1 &
 	local spid=$!
 	sleep 1
-	timeout 60 rping -c -a $ip -C "$2" -S "$1" -V -v >/tmp/rping-c.log 2>&1
+	rping_run 60 -c -a $ip -C "$2" -S "$1" -V -v >/tmp/rping-c.log 2>&1
 	local rc=$?
 	wait "$spid"
 	local src=$?
@@ -43,7 +43,7 @@ many_rping() {
 		t_port_listening $((7000 + i)) || echo "# server $i: no listener on port $((7000 + i))"
 	done
 	for i in $(seq 1 8); do
-		timeout 120 rping -c -a $ip -p $((7000 + i)) -C 10 -S 1024 -V -v >/tmp/rc$i.log 2>&1 &
+		rping_run 120 -c -a $ip -p $((7000 + i)) -C 10 -S 1024 -V -v >/tmp/rc$i.log 2>&1 &
 		pids+=($!)
 	done
 	for i in $(seq 1 8); do

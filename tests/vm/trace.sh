@@ -66,10 +66,10 @@ hostile() {
 rping_pair() { # SIZE
 	local before spid rc
 	before=" $(_t_listeners | tr '\n' ' ') "
-	rping_served 120 -a $ip -C 2 -S "$1" -V -p 7174 >/tmp/rs.log 2>&1 &
+	rping_run 120 -s -a $ip -C 2 -S "$1" -V -p 7174 >/tmp/rs.log 2>&1 &
 	spid=$!
 	t_listening "$before" $spid
-	timeout 60 rping -c -a $ip -C 2 -S "$1" -V -v -p 7174 >/tmp/rc.log 2>&1
+	rping_run 60 -c -a $ip -C 2 -S "$1" -V -v -p 7174 >/tmp/rc.log 2>&1
 	rc=$?
 	wait "$spid" || rc=1
 	[ "$rc" -eq 0 ] && [ "$(grep -c '^ping data: ' /tmp/rc.log)" -eq 2 ]

@@ -24,7 +24,7 @@ iteration() {
 	# A client that comes before the server listens is refused: again.
 	for try in 1 2 3 4 5; do
 		sleep 0.5
-		timeout 60 rping -c -a $ip -C "$pings" -S 4096 -V -v >/tmp/rping-c.log 2>&1 || rc=1
+		rping_run 60 -c -a $ip -C "$pings" -S 4096 -V -v >/tmp/rping-c.log 2>&1 || rc=1
 		grep -q 'RDMA_CM_EVENT_REJECTED' /tmp/rping-c.log || break
 		rc=0
 	done

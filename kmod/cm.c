@@ -211,7 +211,7 @@ static void rddp_cep_sk_event(struct sock *sk)
 	 * (seen on 2 vCPUs in tests/vm/churn.sh: KASAN, wild access through
 	 * s->qp->rdev). Under the lock, sk_user_data is ours only while our
 	 * callback is installed; the stream reads what came meanwhile itself
-	 * (rddp_rx_drain()).
+	 * (the LLP's rx_drain, llp.h).
 	 */
 	if (sk->sk_data_ready == rddp_cep_sk_event)
 		cep = sk->sk_user_data;
@@ -558,7 +558,7 @@ static int rddp_cep_go_rts(struct rddp_cep *cep,
 	bool closed;
 	int ret;
 
-	s = rddp_stream_alloc(qp, p);
+	s = rddp_stream_alloc(qp, p, &rddp_llp_mpa);
 	if (!s)
 		return -ENOMEM;
 	/*

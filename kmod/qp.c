@@ -721,8 +721,8 @@ int rddp_qp_connected(struct rddp_qp *qp, struct rddp_stream *s,
 		 * in between: under @state_lock, so no stop releases the
 		 * socket meanwhile.
 		 */
-		rddp_rx_drain(s);
-		*closed = sock->sk->sk_state != TCP_ESTABLISHED;
+		s->llp->rx_drain(s);
+		*closed = s->llp->closed(s);
 	} else {
 		ret = -EINVAL;
 	}

@@ -1,16 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The RX engine of a connected QP (stream.h). sk_data_ready hands the TCP
- * byte stream to the protocol core's deframer through tcp_read_sock(); the
- * deframer hands back each DDP segment's header and payload as spans of the
- * skb, which are checked (RFC 5041 §7.1, RFC 5040 §5) and copied once,
- * straight into the target memory. Nothing is completed before the FPDU's
- * CRC has been verified (fpdu_done). Every error becomes a Terminate
- * (rddp_stream_error()), and nothing more is read from the stream.
+ * The RX engine of a connected QP (stream.h): DDP and RDMAP above the LLP
+ * (llp.h). The LLP (llp_mpa.c: the core's deframer over TCP) hands over
+ * each DDP segment's header and payload as spans of its buffers
+ * (rddp_ddp_rx_ops), which are checked (RFC 5041 §7.1, RFC 5040 §5) and
+ * copied once, straight into the target memory. Nothing is completed
+ * before the LLP has found the segment intact (fpdu_done: MPA's CRC
+ * verified). Every error becomes a Terminate (rddp_stream_error()), and
+ * nothing more is read from the stream.
  */
 #include <linux/skbuff.h>
 #include <net/sock.h>
-#include <net/tcp.h>
 #include <rddp/wire.h>
 
 #include "rddp.h"
@@ -477,109 +477,11 @@ static int rddp_rx_fpdu_done(void *ctx)
 	}
 }
 
-static const struct rddp_mpa_rx_ops rddp_rx_ops = {
+const struct rddp_mpa_rx_ops rddp_ddp_rx_ops = {
 	.header = rddp_rx_header,
 	.payload = rddp_rx_payload,
 	.fpdu_done = rddp_rx_fpdu_done,
 };
-
-/* tcp_read_sock() actor: feed the deframer from the skb, without copying. */
-static int rddp_rx_actor(read_descriptor_t *desc, struct sk_buff *skb,
-			 unsigned int off, size_t len)
-{
-	struct rddp_stream *s = desc->arg.data;
-	struct skb_seq_state st;
-	unsigned int done = 0, n;
-	const u8 *data;
-	int ret = RDDP_MPA_OK;
-
-	if (s->rx_stopped || atomic_read(&s->term_set))
-		return len;	/* the stream is over: drop */
-	skb_prepare_seq_read(skb, off, off + len, &st);
-	while ((n = skb_seq_read(done, &data, &st)) != 0) {
-		ret = rddp_mpa_rx_feed(&s->rx_mpa, data, n, &rddp_rx_ops, s);
-		done += n;
-		if (ret != RDDP_MPA_OK)
-			break;
-	}
-	skb_abort_seq_read(&st);
-	if (ret != RDDP_MPA_OK && ret != RDDP_MPA_ERR_ABORTED) {
-		/* Framing, marker or CRC error (RFC 5044 §8) */
-		pr_info_ratelimited("rddp: QP %u: %s at stream offset %u (ULPDU length %u)\n",
-				    s->qp->base.qp_num, rddp_mpa_err_names[ret],
-				    s->rx_mpa.pos, s->rx_mpa.ulpdu_len);
-		rddp_sg_release(&s->rx_tsg);
-		rddp_sg_release(&s->rx_sg);
-		rddp_stat_inc(s->qp->rdev, ret == RDDP_MPA_ERR_CRC ?
-					   RDDP_STAT_RX_CRC_ERRORS :
-					   ret == RDDP_MPA_ERR_MARKER ?
-					   RDDP_STAT_RX_MARKER_ERRORS :
-					   RDDP_STAT_RX_FRAMING_ERRORS);
-		rddp_stream_error(s, rddp_mpa_rx_err(ret), NULL, 0, 0, NULL);
-	}
-	return len;
-}
-
-/*
- * After a read: when the stream stopped inside an FPDU, record when that
- * FPDU was first seen incomplete and have the stall timer running
- * (stream.c, rddp_stream_stall_timer()). A pending timer is left alone, so
- * a busy stream arms it about once per bound, not once per segment.
- */
-static void rddp_rx_watch(struct rddp_stream *s)
-{
-	bool in = rddp_mpa_rx_in_fpdu(&s->rx_mpa);
-	u32 ms = s->p.peer_timeout_ms;
-
-	if (!ms)
-		return;
-	if (in && (!s->rx_in_fpdu || s->rx_stall_fpdu != s->rx_fpdus)) {
-		s->rx_stall_fpdu = s->rx_fpdus;
-		WRITE_ONCE(s->rx_stall_since, jiffies);
-		if (!timer_pending(&s->rx_stall_timer))
-			mod_timer(&s->rx_stall_timer,
-				  jiffies + msecs_to_jiffies(ms));
-	}
-	WRITE_ONCE(s->rx_in_fpdu, in);
-}
-
-/* Caller holds the socket lock and sk_callback_lock (read). */
-static void rddp_rx_read(struct sock *sk, struct rddp_stream *s)
-{
-	read_descriptor_t desc = { .arg.data = s, .count = 1 };
-
-	if (s->rx_stopped)
-		return;
-	tcp_read_sock(sk, &desc, rddp_rx_actor);
-	rddp_rx_watch(s);
-}
-
-void rddp_rx_data_ready(struct sock *sk)
-{
-	struct rddp_stream *s;
-
-	read_lock_bh(&sk->sk_callback_lock);
-	s = sk->sk_user_data;
-	if (s) {
-		rddp_rx_read(sk, s);
-		/* The segment's ACK has been processed: zero-copy WQEs may be done. */
-		if (READ_ONCE(s->sqw_acks))
-			rddp_sqw_reap(s);
-	}
-	read_unlock_bh(&sk->sk_callback_lock);
-}
-
-void rddp_rx_drain(struct rddp_stream *s)
-{
-	struct sock *sk = s->sock->sk;
-
-	lock_sock(sk);
-	read_lock_bh(&sk->sk_callback_lock);
-	if (sk->sk_user_data == s)
-		rddp_rx_read(sk, s);
-	read_unlock_bh(&sk->sk_callback_lock);
-	release_sock(sk);
-}
 
 void rddp_rx_flush(struct rddp_stream *s)
 {

@@ -2,9 +2,9 @@
 /*
  * The TX engine of a connected QP (stream.h): turns SQ work requests, Read
  * Responses and the RTR into DDP segments (RFC 5041 §5.1) of at most MULPDU
- * octets, framed as FPDUs by the protocol core (RFC 5044 §4), and writes
- * them to the TCP socket without blocking: several FPDUs per call with
- * MSG_MORE; a full socket parks the engine until sk_write_space.
+ * octets and hands each to the stream's LLP (llp.h) to frame (MPA: an FPDU,
+ * RFC 5044 §4) and write without blocking; a full socket parks the engine
+ * until the LLP's write-space callback kicks it.
  *
  * Order (RFC 5040 §5.5): messages leave in the order they are taken. The
  * engine finishes the message it started before taking the next; between
@@ -12,19 +12,19 @@
  * in the order WQEs were taken, through the stream's sqw ring.
  *
  * Zero copy (the device's tx_zcopy setting, on streams without CRC; see
- * struct rddp_stream_params): payload in pages TCP may reference goes out
- * with sendpage, the FPDU's own header, markers, pad and CRC are copied. A
- * Write or Send sent so completes only when TCP has acknowledged its last
- * octet: until then a retransmission reads the application's buffer, which
- * the completion hands back. Writes and Sends below RDDP_TX_ZCOPY_MIN are
- * copied: they complete as soon as TCP holds them, where waiting for an
- * ACK would cost more than the copy saves (a peer that delays its ACKs
- * holds them up to 40 ms). Read Responses complete nothing here: they are
+ * struct rddp_stream_params; the writing is llp_mpa.c's): payload in pages
+ * TCP may reference goes out with sendpage, the FPDU's own header, markers,
+ * pad and CRC are copied. A Write or Send sent so completes only when the
+ * LLP reports its last octet acknowledged (tx_mark, tx_acked): until then
+ * a retransmission reads the application's buffer, which the completion
+ * hands back. Writes and Sends below RDDP_TX_ZCOPY_MIN are copied: they
+ * complete as soon as TCP holds them, where waiting for an ACK would cost
+ * more than the copy saves (a peer that delays its ACKs holds them up to
+ * 40 ms). Read Responses complete nothing here: they are
  * lent at any size.
  */
 #include <linux/mm.h>
 #include <linux/net.h>
-#include <linux/uio.h>
 #include <net/sock.h>
 #include <net/tcp.h>
 
@@ -41,8 +41,6 @@
  * hold the caller long.
  */
 #define RDDP_TX_INLINE_BUDGET	16
-/* Writes and Sends shorter than this are copied, never lent (see above). */
-#define RDDP_TX_ZCOPY_MIN	(16 * 1024)
 
 /*
  * The TX work items' queue: per CPU and high priority, so a work item runs
@@ -91,21 +89,15 @@ static void rddp_sqw_check_ack(struct rddp_stream *s, struct rddp_sqw *w,
 	}
 }
 
-/* SOCK_NOSPACE is set before snd_una is read: an ACK after the read finds it. */
+/* tx_acked() watches before it reads: an ACK after the read finds it. */
 void rddp_sqw_reap(struct rddp_stream *s)
 {
 	struct rddp_qp *qp = s->qp;
-	struct sock *sk = s->sock->sk;
 	bool kick = false;
 	u32 una;
 
 	spin_lock_bh(&s->lock);
-	if (s->sqw_acks) {
-		set_bit(SOCK_NOSPACE, &sk->sk_socket->flags);
-		/* Pairs with the smp_mb() in tcp_check_space(). */
-		smp_mb__after_atomic();
-	}
-	una = READ_ONCE(tcp_sk(sk)->snd_una);
+	una = s->llp->tx_acked(s, s->sqw_acks);
 	while (s->sqw_get != s->sqw_put) {
 		struct rddp_sqw *w = rddp_sqw_slot(s, s->sqw_get);
 
@@ -163,8 +155,8 @@ static void rddp_sqw_finish(struct rddp_stream *s, enum siw_wc_status status,
 	w->bytes = bytes;
 	w->status = status;
 	if (wait_ack) {
-		/* TX is the only writer: write_seq ends this message. */
-		w->ack_seq = READ_ONCE(tcp_sk(s->sock->sk)->write_seq);
+		/* TX is the only writer: the LLP's mark ends this message. */
+		w->ack_seq = s->llp->tx_mark(s);
 		w->state = RDDP_SQW_ACK;
 		s->sqw_acks++;
 	} else {
@@ -516,9 +508,9 @@ static int rddp_tx_build(struct rddp_stream *s)
 		hdr_len = rddp_hdr_build(&h, hdr);
 		frags[0].base = s->tx_rreq;
 		frags[0].len = RDDP_RDMAP_RREQ_LEN;
-		if (rddp_fpdu_build_sg(&s->tx_mpa, s->tx_fpdu, hdr, hdr_len,
-				       frags, 1))
-			return -EINVAL;
+		ret = s->llp->tx_frame(s, hdr, hdr_len, frags, 1);
+		if (ret)
+			return ret;
 		rddp_tx_push_orq(s, &r, rtr_read);
 		s->tx_msn[RDDP_QN_READ_REQ]++;
 		s->tx_fpdu_last = true;
@@ -554,9 +546,9 @@ static int rddp_tx_build(struct rddp_stream *s)
 	}
 	h.last = s->tx_off + got == s->tx_len;
 	hdr_len = rddp_hdr_build(&h, hdr);
-	if (rddp_fpdu_build_sg(&s->tx_mpa, s->tx_fpdu, hdr, hdr_len, frags,
-			       nr))
-		return -EINVAL;
+	ret = s->llp->tx_frame(s, hdr, hdr_len, frags, nr);
+	if (ret)
+		return ret;
 	s->tx_off += got;
 	s->tx_fpdu_last = h.last;
 	s->tx_fpdu_payload = got;
@@ -587,151 +579,6 @@ static void rddp_tx_job_done(struct rddp_stream *s)
 	}
 	rddp_sg_release(&s->tx_sg);
 	s->tx_kind = RDDP_TX_NONE;
-}
-
-/*
- * Whether @p is the stream's own memory, which it rewrites for the next
- * FPDU (header, markers, bounce, inline data, a fast-register copy).
- */
-static bool rddp_tx_own(const struct rddp_stream *s, const u8 *p)
-{
-	const u8 *st = (const u8 *)s, *f = (const u8 *)s->tx_fpdu;
-	const u8 *c = s->tx_fr_copy;
-
-	return (p >= st && p < st + sizeof(*s)) ||
-	       (p >= f && p < f + sizeof(*s->tx_fpdu)) ||
-	       (c && p >= c && p < c + RDDP_FPDU_MAX_ULPDU);
-}
-
-/*
- * The page behind payload byte @p if TCP may hold a reference to it: the
- * direct map, not slab (sendpage_ok()), and not memory the stream rewrites
- * for the next FPDU; and a route that gathers pages (else TCP copies).
- */
-static struct page *rddp_tx_lendable(const struct rddp_stream *s, const u8 *p)
-{
-	struct page *page;
-
-	if (!s->p.tx_zcopy || rddp_tx_own(s, p) || !virt_addr_valid(p) ||
-	    !(s->sock->sk->sk_route_caps & NETIF_F_SG))
-		return NULL;
-	if (s->tx_kind == RDDP_TX_SQE && s->tx_len < RDDP_TX_ZCOPY_MIN)
-		return NULL;
-	page = virt_to_page(p);
-	return sendpage_ok(page) ? page : NULL;
-}
-
-/*
- * Zero-copy write of the FPDU's spans from byte @skip, under one socket
- * lock: runs of copied spans with tcp_sendmsg_locked(), lendable pages
- * with sendpage. Returns the bytes TCP took or its error if none.
- */
-static int rddp_tx_write_zc(struct rddp_stream *s, u32 skip, int flags,
-			    bool more)
-{
-	struct rddp_fpdu *f = s->tx_fpdu;
-	struct sock *sk = s->sock->sk;
-	u32 i = 0, sent = 0, n;
-	int ret = 0, fl;
-
-	lock_sock(sk);
-	while (i < f->nr_spans) {
-		const struct rddp_span *sp = &f->span[i];
-		const u8 *p = sp->base + skip;
-		u32 len = sp->len - skip;
-		struct page *page;
-		size_t want;
-
-		if (skip >= sp->len) {
-			skip -= sp->len;
-			i++;
-			continue;
-		}
-		page = rddp_tx_lendable(s, p);
-		if (page) {
-			u32 poff = offset_in_page(p);
-
-			want = min_t(u32, len, PAGE_SIZE - poff);
-			fl = flags | MSG_MORE | MSG_SENDPAGE_NOTLAST;
-			if (!more && want == len && i + 1 == f->nr_spans)
-				fl = flags;
-			ret = kernel_sendpage_locked(sk, page, poff, want, fl);
-			if (ret > 0) {
-				s->tx_lent = true;
-				rddp_stat_add(s->qp->rdev, RDDP_STAT_TX_ZCOPY_BYTES,
-					      ret);
-			}
-		} else {
-			struct msghdr msg = { .msg_flags = flags };
-
-			/* This span and the copied ones after it, in one call. */
-			for (n = 0, want = 0; i + n < f->nr_spans; n++) {
-				const struct rddp_span *q = &f->span[i + n];
-				const u8 *b = n ? q->base : p;
-
-				if (n && rddp_tx_lendable(s, b))
-					break;
-				s->tx_vec[n].iov_base = (void *)b;
-				s->tx_vec[n].iov_len = n ? q->len : len;
-				want += s->tx_vec[n].iov_len;
-			}
-			if (more || i + n < f->nr_spans)
-				msg.msg_flags |= MSG_MORE;
-			iov_iter_kvec(&msg.msg_iter, ITER_SOURCE, s->tx_vec, n,
-				      want);
-			ret = tcp_sendmsg_locked(sk, &msg, want);
-		}
-		if (ret <= 0)
-			break;
-		sent += ret;
-		skip += ret;
-		if (ret < want)
-			break;	/* the socket is full */
-	}
-	release_sock(sk);
-	return sent ? sent : ret;
-}
-
-/*
- * Write what is left of the current FPDU. Returns 0 when all of it is in
- * the socket, -EAGAIN when the socket is full, or the socket's error.
- */
-static int rddp_tx_write(struct rddp_stream *s, bool more, bool block)
-{
-	struct rddp_fpdu *f = s->tx_fpdu;
-	struct msghdr msg = { .msg_flags = MSG_NOSIGNAL };
-	u32 skip = s->tx_fpdu_sent, i, n = 0;
-	size_t len = 0;
-	int ret;
-
-	if (!block)
-		msg.msg_flags |= MSG_DONTWAIT;
-	more = more && s->p.tx_batch;
-	if (s->p.tx_zcopy) {
-		ret = rddp_tx_write_zc(s, skip, msg.msg_flags, more);
-		goto out;
-	}
-	for (i = 0; i < f->nr_spans; i++) {
-		const struct rddp_span *sp = &f->span[i];
-
-		if (skip >= sp->len) {
-			skip -= sp->len;
-			continue;
-		}
-		s->tx_vec[n].iov_base = (void *)(sp->base + skip);
-		s->tx_vec[n].iov_len = sp->len - skip;
-		len += sp->len - skip;
-		skip = 0;
-		n++;
-	}
-	if (more)
-		msg.msg_flags |= MSG_MORE;
-	ret = kernel_sendmsg(s->sock, &msg, s->tx_vec, n, len);
-out:
-	if (ret < 0)
-		return ret;
-	s->tx_fpdu_sent += ret;
-	return s->tx_fpdu_sent == f->len ? 0 : -EAGAIN;
 }
 
 /* The FPDU just written, in the QP's and the device's counters. */
@@ -773,7 +620,7 @@ static bool rddp_tx_run(struct rddp_stream *s, int budget)
 			s->tx_fpdu_sent = 0;
 			s->tx_fpdu_pending = true;
 		}
-		ret = rddp_tx_write(s, !s->tx_fpdu_last, false);
+		ret = s->llp->tx_write(s, !s->tx_fpdu_last, false);
 		if (ret == -EAGAIN) {
 			/*
 			 * sk_write_space kicks us; unless room came back before
@@ -782,7 +629,7 @@ static bool rddp_tx_run(struct rddp_stream *s, int budget)
 			WRITE_ONCE(s->tx_wants_space, true);
 			/* Flag before room: write_space does room, then flag. */
 			smp_mb();
-			if (!sk_stream_is_writeable(s->sock->sk)) {
+			if (!s->llp->tx_writeable(s)) {
 				trace_rddp_tx_park(s->qp, s->sock->sk);
 				return true;
 			}
@@ -844,10 +691,11 @@ int rddp_tx_terminate_now(struct rddp_stream *s)
 		.msn = s->tx_msn[RDDP_QN_TERMINATE],
 	};
 	u32 len, hdr_len;
+	struct rddp_span frag;
 	int ret;
 
 	if (s->tx_fpdu_pending) {
-		ret = rddp_tx_write(s, true, true);
+		ret = s->llp->tx_write(s, true, true);
 		if (ret)
 			return ret;
 		s->tx_fpdu_pending = false;
@@ -856,20 +704,24 @@ int rddp_tx_terminate_now(struct rddp_stream *s)
 			      s->term_hdr_len, s->term_seg_len,
 			      s->term_rreq ? s->term_rreq_hdr : NULL, payload);
 	hdr_len = rddp_hdr_build(&h, hdr);
-	if (rddp_fpdu_build(&s->tx_mpa, s->tx_fpdu, hdr, hdr_len, payload, len))
-		return -EINVAL;
+	frag.base = payload;
+	frag.len = len;
+	ret = s->llp->tx_frame(s, hdr, hdr_len, &frag, 1);
+	if (ret)
+		return ret;
 	s->tx_fpdu_sent = 0;
 	s->tx_msn[RDDP_QN_TERMINATE]++;
 	trace_rddp_term_send(s->qp->base.qp_num, payload, len);
-	return rddp_tx_write(s, false, true);
+	return s->llp->tx_write(s, false, true);
 }
 
 void rddp_tx_flush(struct rddp_stream *s)
 {
-	u32 una = READ_ONCE(tcp_sk(s->sock->sk)->snd_una);
 	struct rddp_sqw *w;
+	u32 una;
 
 	spin_lock_bh(&s->lock);
+	una = s->llp->tx_acked(s, false);
 	s->orq_get = s->orq_put;
 	for (; s->sqw_get != s->sqw_put; s->sqw_get++) {
 		w = rddp_sqw_slot(s, s->sqw_get);

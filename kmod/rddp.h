@@ -52,7 +52,8 @@
  * @tx_batch: several FPDUs per socket send (MSG_MORE)
  * @tx_zcopy: lend payload pages to TCP (only without CRC)
  * @peer_timeout_ms: liveness bound of a connected stream, in ms
- *	(stream.c): 0 (off) or RDDP_PEER_TIMEOUT_MIN..RDDP_PEER_TIMEOUT_MAX
+ *	(llp_mpa.c, stream.c): 0 (off) or
+ *	RDDP_PEER_TIMEOUT_MIN..RDDP_PEER_TIMEOUT_MAX
  *
  * params.c gives the defaults; the CM reads them when a connection is set
  * up, rddpctl's DEV_SET replaces them.

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Device counters: per-CPU u64s bumped by the data path (qp_tx.c, qp_rx.c,
- * stream.c) and the CM (cm.c), read through the genl family (genl.c) and as
+ * llp_mpa.c, stream.c) and the CM (cm.c), read through the genl family (genl.c) and as
  * the port's hardware counters (`rdma statistic show link rddp0/1`).
  *
  * A reset zeroes every CPU's copy; an increment racing with it on another

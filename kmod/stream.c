@@ -1,13 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * An MPA stream in full operation (stream.h): start, error reporting and
- * stop. RFC 5044 §5 (full operation), RFC 5040 §5.3 (Terminate and close).
+ * A connected QP's stream (stream.h): start, error reporting and stop,
+ * whatever its LLP (llp.h). RFC 5040 §5.3 (Terminate and close); the
+ * LLP's own part is in llp_mpa.c.
  */
 #include <linux/log2.h>
 #include <linux/slab.h>
-#include <linux/tcp.h>
 #include <net/sock.h>
-#include <net/tcp.h>
 
 #include "cm.h"
 #include "rddp.h"
@@ -20,7 +19,8 @@
 static void rddp_stream_stall_timer(struct timer_list *t);
 
 struct rddp_stream *rddp_stream_alloc(struct rddp_qp *qp,
-				      const struct rddp_stream_params *p)
+				      const struct rddp_stream_params *p,
+				      const struct rddp_llp_ops *llp)
 {
 	struct rddp_stream *s;
 	int i;
@@ -50,6 +50,7 @@ struct rddp_stream *rddp_stream_alloc(struct rddp_qp *qp,
 		return NULL;
 	}
 	s->qp = qp;
+	s->llp = llp;
 	spin_lock_init(&s->lock);
 	timer_setup(&s->rx_stall_timer, rddp_stream_stall_timer, 0);
 	atomic_set(&s->term_set, 0);
@@ -61,11 +62,6 @@ struct rddp_stream *rddp_stream_alloc(struct rddp_qp *qp,
 		s->tx_msn[i] = 1;
 		s->rx_msn[i] = 1;
 	}
-	s->tx_mpa.crc = p->crc;
-	s->tx_mpa.markers = p->markers_tx;
-	s->tx_mpa.pos = 0;
-	rddp_mpa_rx_init(&s->rx_mpa, p->markers_rx, p->crc,
-			 RDDP_FPDU_MAX_ULPDU);
 	return s;
 }
 
@@ -94,59 +90,13 @@ void rddp_stream_free(struct rddp_stream *s)
 }
 
 /*
- * sk_write_space: TCP calls it on incoming ACKs while SOCK_NOSPACE is set,
- * which TCP sets when the send buffer fills and TX sets while zero-copy
- * WQEs wait for their ACK (qp_tx.c).
- */
-static void rddp_stream_write_space(struct sock *sk)
-{
-	struct rddp_stream *s;
-
-	read_lock_bh(&sk->sk_callback_lock);
-	s = sk->sk_user_data;
-	if (s) {
-		if (READ_ONCE(s->sqw_acks))
-			rddp_sqw_reap(s);	/* sets SOCK_NOSPACE again if needed */
-		else if (sk_stream_is_writeable(sk))
-			clear_bit(SOCK_NOSPACE, &sk->sk_socket->flags);
-		if (READ_ONCE(s->tx_wants_space) && sk_stream_is_writeable(sk)) {
-			trace_rddp_tx_resume(s->qp, sk);
-			WRITE_ONCE(s->tx_wants_space, false);
-			rddp_tx_kick(s->qp);
-		}
-	}
-	read_unlock_bh(&sk->sk_callback_lock);
-}
-
-/*
- * sk_state_change: the peer closed or reset the connection, or TCP gave up
- * on it (ETIMEDOUT: the liveness bound, rddp_stream_set_liveness()). All
- * end as a peer's close does: QP in ERROR, WQEs flushed, DISCONNECT.
- */
-static void rddp_stream_state_change(struct sock *sk)
-{
-	struct rddp_stream *s;
-
-	read_lock_bh(&sk->sk_callback_lock);
-	s = sk->sk_user_data;
-	if (s && sk->sk_state != TCP_ESTABLISHED) {
-		if (READ_ONCE(sk->sk_err) == ETIMEDOUT)
-			pr_info_ratelimited("rddp: QP %u: the peer did not answer for %u ms\n",
-					    s->qp->base.qp_num,
-					    s->p.peer_timeout_ms);
-		rddp_cep_event(s->cep, RDDP_CEP_EV_PEER_CLOSED);
-	}
-	read_unlock_bh(&sk->sk_callback_lock);
-}
-
-/*
  * An FPDU has stayed incomplete for the liveness bound while TCP stays up:
  * the peer stopped inside it and keeps answering TCP, which neither
  * TCP_USER_TIMEOUT nor keepalive notices. RFC 5044 and RFC 5041 set no
  * timer, but a live peer sends an FPDU (at most MULPDU, one TCP segment)
  * at once; without a bound a peer could hold the QP, the receive or MR
  * being written and its pinned pages for as long as it liked. The stream
- * ends with a Terminate (RFC 5040 §5.3). RX arms the timer (qp_rx.c) and
+ * ends with a Terminate (RFC 5040 §5.3). RX arms the timer (llp_mpa.c) and
  * records when the FPDU was first seen; the timer re-arms itself when
  * another FPDU has begun since.
  */
@@ -169,65 +119,16 @@ static void rddp_stream_stall_timer(struct timer_list *t)
 	rddp_stream_error(s, RDDP_ERR_LLP_CATASTROPHIC, NULL, 0, 0, NULL);
 }
 
-/* MULPDU from the connection's EMSS (RFC 5044 §4.5, §7.1.2). */
-static u32 rddp_stream_mulpdu(struct rddp_stream *s)
-{
-	u32 emss = tcp_sk(s->sock->sk)->mss_cache;
-	u32 m = rddp_mpa_mulpdu(emss, s->p.markers_tx);
-
-	return min_t(u32, m, RDDP_FPDU_MAX_ULPDU - 3);
-}
-
-/*
- * A peer that vanishes (no FIN, no RST) or stops reading must cost a
- * bounded time, not hold the QP and its MRs forever: RFC 5044 leaves
- * liveness to TCP, so ask TCP. TCP_USER_TIMEOUT ends the connection when
- * sent data stays unacknowledged for @ms, and when the peer's window stays
- * shut for @ms while we have data for it (tcp_probe_timer()); keepalive
- * ends an idle one: the first probe after half of @ms, then one every sixth
- * of it, and with TCP_USER_TIMEOUT set TCP gives up once @ms have passed
- * without a word from the peer (tcp_keepalive_timer(); the probe count
- * applies only without it). TCP then reports the error through
- * sk_state_change, and the stream ends as on a peer's close.
- */
-static void rddp_stream_set_liveness(struct sock *sk, u32 ms)
-{
-	int idle = max_t(int, ms / 2000, 1);
-	int intvl = max_t(int, ms / 6000, 1);
-
-	if (!ms)
-		return;
-	tcp_sock_set_user_timeout(sk, ms);
-	sock_set_keepalive(sk);
-	tcp_sock_set_keepidle(sk, idle);
-	tcp_sock_set_keepintvl(sk, intvl);
-	tcp_sock_set_keepcnt(sk, 3);
-}
-
 int rddp_stream_start(struct rddp_stream *s, struct socket *sock,
 		      struct rddp_cep *cep)
 {
-	struct sock *sk = sock->sk;
-
-	rddp_stream_set_liveness(sk, s->p.peer_timeout_ms);
-
 	rddp_cep_get(cep);
 	s->cep = cep;
 	s->sock = sock;
-	s->mulpdu = rddp_stream_mulpdu(s);
-	sk->sk_sndtimeo = RDDP_TERM_SEND_TIMEOUT;
+	sock->sk->sk_sndtimeo = RDDP_TERM_SEND_TIMEOUT;
 	kernel_getsockname(sock, (struct sockaddr *)&s->laddr);
 	kernel_getpeername(sock, (struct sockaddr *)&s->raddr);
-
-	write_lock_bh(&sk->sk_callback_lock);
-	s->saved_data_ready = sk->sk_data_ready;
-	s->saved_write_space = sk->sk_write_space;
-	s->saved_state_change = sk->sk_state_change;
-	sk->sk_user_data = s;
-	sk->sk_data_ready = rddp_rx_data_ready;
-	sk->sk_write_space = rddp_stream_write_space;
-	sk->sk_state_change = rddp_stream_state_change;
-	write_unlock_bh(&sk->sk_callback_lock);
+	s->llp->start(s);
 	return 0;
 }
 
@@ -282,49 +183,16 @@ static void rddp_stream_term_sent(struct rddp_stream *s)
 	rddp_stream_term_account(s, false, &s->term_tx);
 }
 
-/* Drop received bytes nobody will read, so that closing sends FIN, not RST. */
-static int rddp_discard_actor(read_descriptor_t *desc, struct sk_buff *skb,
-			      unsigned int off, size_t len)
-{
-	return len;
-}
-
-static void rddp_stream_close_sock(struct rddp_stream *s, bool graceful)
-{
-	struct socket *sock = s->sock;
-	read_descriptor_t desc = { .count = 1 };
-
-	if (graceful) {
-		lock_sock(sock->sk);
-		tcp_read_sock(sock->sk, &desc, rddp_discard_actor);
-		release_sock(sock->sk);
-		kernel_sock_shutdown(sock, SHUT_WR);
-	}
-	rddp_sock_release(sock);
-	s->sock = NULL;
-}
-
 void rddp_stream_stop(struct rddp_stream *s, bool graceful)
 {
 	struct rddp_qp *qp = s->qp;
-	struct sock *sk;
 
 	lockdep_assert_held(&qp->state_lock);
 	if (s->stopped)
 		return;
 	WRITE_ONCE(s->stopped, true);
-	sk = s->sock->sk;
-
-	write_lock_bh(&sk->sk_callback_lock);
-	sk->sk_user_data = NULL;
-	sk->sk_data_ready = s->saved_data_ready;
-	sk->sk_write_space = s->saved_write_space;
-	sk->sk_state_change = s->saved_state_change;
-	write_unlock_bh(&sk->sk_callback_lock);
-	/* RX runs under the socket lock: once we own it, RX is over. */
-	lock_sock(sk);
-	s->rx_stopped = true;
-	release_sock(sk);
+	/* The LLP's callbacks are gone and RX is over (llp.h). */
+	s->llp->detach(s);
 	/* RX arms no more; the timer sees @stopped and does not re-arm. */
 	del_timer_sync(&s->rx_stall_timer);
 	cancel_work_sync(&qp->tx_work);
@@ -342,5 +210,5 @@ void rddp_stream_stop(struct rddp_stream *s, bool graceful)
 	rddp_tx_flush(s);
 	mutex_unlock(&qp->tx_mutex);
 	rddp_rx_flush(s);
-	rddp_stream_close_sock(s, graceful);
+	s->llp->close(s, graceful);
 }

@@ -1,16 +1,17 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The data path of one connected QP: an MPA stream in full operation over a
- * kernel TCP socket (RFC 5044 §5), carrying DDP segments (RFC 5041) of
- * RDMAP messages (RFC 5040).
+ * The data path of one connected QP: DDP segments (RFC 5041) of RDMAP
+ * messages (RFC 5040) over a lower-layer protocol (llp.h); today MPA in
+ * full operation over a kernel TCP socket (RFC 5044 §5, llp_mpa.c).
  *
  * Contexts and ownership:
  *  - TX (qp_tx.c) runs under qp->tx_mutex, in the QP's tx_work on the
  *    per-CPU rddp_tx workqueue or inline in a user's doorbell syscall; it
- *    owns the tx_* fields.
- *  - RX (qp_rx.c) runs in the socket's sk_data_ready (softirq) or in
- *    process context under lock_sock(); the socket lock serialises it. It
- *    owns the rx_* fields.
+ *    owns the tx_* fields. It builds DDP segments and hands them to the
+ *    LLP to frame and write (s->llp).
+ *  - RX (qp_rx.c) runs where the LLP delivers segments: for MPA in the
+ *    socket's sk_data_ready (softirq) or in process context under
+ *    lock_sock(); the socket lock serialises it. It owns the rx_* fields.
  *  - orq (Read Requests we sent, awaiting responses) is filled by TX and
  *    drained by RX; irq (Read Requests received whose response has not
  *    started; the one being answered is in tx_read) is filled by RX and
@@ -22,10 +23,10 @@
  *    recorded of an incomplete FPDU and reports through
  *    rddp_stream_error(), which any context may call.
  *  - rddp_stream_stop() (process context, with qp->state_lock held) ends
- *    both engines for good: it detaches the socket callbacks, waits for RX
- *    through the socket lock, stops the stall timer, cancels tx_work and
+ *    both engines for good: it has the LLP detach its callbacks and wait
+ *    for RX (llp.h, detach), stops the stall timer, cancels tx_work and
  *    waits for an inline run (tx_mutex), then flushes what the engines
- *    held. Only then is the socket released.
+ *    held. Only then does the LLP release the socket (close).
  *
  * Lifetime: allocated by the CM when the connection reaches full operation
  * (rddp_stream_start()), reachable as qp->stream until destroy_qp or a
@@ -45,6 +46,7 @@
 #include <rddp/mpa_frame.h>
 #include <rddp/rdmap.h>
 
+#include "llp.h"
 #include "queues.h"
 #include "sg.h"
 
@@ -57,6 +59,13 @@ struct rddp_cep;
  * sends and receives its handshake through one buffer).
  */
 #define RDDP_TX_BOUNCE	1024
+
+/*
+ * Writes and Sends shorter than this are copied, never lent to TCP (zero
+ * copy, llp_mpa.c): they complete as soon as TCP holds them, where waiting
+ * for an ACK would cost more than the copy saves.
+ */
+#define RDDP_TX_ZCOPY_MIN	(16 * 1024)
 
 /**
  * struct rddp_read - a Read Request we sent (ORQ) or received (IRQ)
@@ -182,11 +191,12 @@ struct rddp_stream_params {
  * struct rddp_stream - the data path of one connected QP
  * @qp: its QP
  * @cep: the connection endpoint, referenced; for error reports to the CM
- * @sock: the connection's TCP socket
+ * @llp: the lower-layer protocol's operations (llp.h)
+ * @sock: the connection's socket, the LLP's from start until close
  * @p: the parameters negotiated at connection setup
  * @stopped: rddp_stream_stop() ran; written under qp->state_lock
  * @rcu: rddp_stream_free() frees after a grace period
- * @saved_data_ready: the socket's callback, restored by rddp_stream_stop()
+ * @saved_data_ready: the socket's callback, restored by the LLP's detach
  * @saved_write_space: likewise
  * @saved_state_change: likewise
  * @lock: protects the orq, irq and sqw rings (see above)
@@ -225,8 +235,9 @@ struct rddp_stream_params {
  * @tx_bytes: bytes sent, likewise
  * @rx_fpdus: FPDUs received; written by RX only, read with READ_ONCE
  * @rx_bytes: bytes received, likewise
- * @tx_mpa: TX: the MPA framing state
- * @mulpdu: TX: the most octets one ULPDU holds (RFC 5044 §4.5)
+ * @tx_mpa: TX: the MPA framing state (llp_mpa.c)
+ * @mulpdu: TX: the most octets one ULPDU holds (RFC 5044 §4.5), set by
+ *	the LLP's start
  * @tx_rtr_pending: TX, initiator: the RTR goes first
  * @tx_blocked: TX, responder: nothing goes before the RTR
  * @tx_kind: TX: what is being sent
@@ -238,7 +249,7 @@ struct rddp_stream_params {
  * @tx_len: TX: the message's length
  * @tx_off: TX: message bytes framed so far
  * @tx_msn: TX: the next MSN per untagged queue (RFC 5041 §5.1)
- * @tx_fpdu: TX: the FPDU being written
+ * @tx_fpdu: TX: the framed segment being written (the LLP's tx_frame)
  * @tx_vec: TX: RDDP_FPDU_MAX_SPANS kvecs, for kernel_sendmsg()
  * @tx_started: TX: the job's first FPDU was built
  * @tx_rreq: TX: a Read Request's payload, referenced by @tx_fpdu until
@@ -254,7 +265,7 @@ struct rddp_stream_params {
  * @tx_fpdu_payload: TX: @tx_fpdu's DDP payload octets
  * @tx_fpdu_pending: TX: @tx_fpdu is built and not yet fully written
  * @tx_wants_space: TX: parked on a full socket until write_space
- * @rx_mpa: RX: the deframer
+ * @rx_mpa: RX: the MPA deframer (llp_mpa.c)
  * @rx_stopped: RX: the stream stopped; nothing more is read
  * @rx_rtr_pending: RX, responder: the first message is the RTR
  * @rx_hdr: RX: the header of the segment being received
@@ -274,7 +285,7 @@ struct rddp_stream_params {
  *	collected here
  * @rx_small_len: RX: octets in @rx_small
  * @rx_in_fpdu: an FPDU is left incomplete. RX writes this and the two
- *	below at the end of each read (qp_rx.c, rddp_rx_watch()), the stall
+ *	below at the end of each read (llp_mpa.c, rddp_rx_watch()), the stall
  *	timer reads them (stream.c, READ_ONCE)
  * @rx_stall_fpdu: rx_fpdus when that FPDU began
  * @rx_stall_since: the time RX first saw it incomplete
@@ -288,6 +299,7 @@ struct rddp_stream_params {
 struct rddp_stream {
 	struct rddp_qp *qp;
 	struct rddp_cep *cep;
+	const struct rddp_llp_ops *llp;
 	struct socket *sock;
 	struct rddp_stream_params p;
 	bool stopped;
@@ -469,22 +481,13 @@ void rddp_tx_flush(struct rddp_stream *s);
  */
 void rddp_sqw_reap(struct rddp_stream *s);
 
-/**
- * rddp_rx_data_ready() - the socket's sk_data_ready in full operation:
- * run RX over what TCP has queued
- * @sk: the stream's socket
- *
- * Softirq or process context; RX runs under the socket lock.
+/*
+ * The DDP/RDMAP RX callbacks (qp_rx.c) an LLP feeds each received segment
+ * to, with the stream as context (llp.h): header(), payload() for each
+ * span, fpdu_done() once the segment is intact. Called serialised, in the
+ * LLP's RX context.
  */
-void rddp_rx_data_ready(struct sock *sk);
-
-/**
- * rddp_rx_drain() - receive the bytes already queued on the socket
- * @s: the stream
- *
- * Process context, right after rddp_stream_start().
- */
-void rddp_rx_drain(struct rddp_stream *s);
+extern const struct rddp_mpa_rx_ops rddp_ddp_rx_ops;
 
 /**
  * rddp_rx_flush() - stream stop: the receive being filled ends with a
@@ -497,6 +500,7 @@ void rddp_rx_flush(struct rddp_stream *s);
  * rddp_stream_alloc() - allocate a stream for a QP
  * @qp: the QP
  * @p: the parameters negotiated at connection setup
+ * @llp: the lower-layer protocol it runs over (llp.h)
  *
  * Sizes the orq, irq and sqw rings (IRD, ORD, the SQ depth). Process
  * context.
@@ -504,7 +508,8 @@ void rddp_rx_flush(struct rddp_stream *s);
  * Return: the stream, or NULL without memory.
  */
 struct rddp_stream *rddp_stream_alloc(struct rddp_qp *qp,
-				      const struct rddp_stream_params *p);
+				      const struct rddp_stream_params *p,
+				      const struct rddp_llp_ops *llp);
 
 /**
  * rddp_stream_free() - free a stream after an RCU grace period
@@ -518,8 +523,9 @@ void rddp_stream_free(struct rddp_stream *s);
  * @sock: the connection's socket, after MPA setup
  * @cep: the connection endpoint, referenced for error reports
  *
- * Sets the liveness bound (peer_timeout_ms), records the endpoints and
- * installs the stream's socket callbacks.
+ * Records the endpoints, then has the LLP take over (llp.h, start: the
+ * liveness bound, MULPDU, the socket's callbacks). Process context, under
+ * qp->state_lock and qp->tx_mutex; the LLP's rx_drain follows.
  *
  * Return: 0.
  */
@@ -533,10 +539,10 @@ int rddp_stream_start(struct rddp_stream *s, struct socket *sock,
  *	first, so that the close sends FIN rather than RST (a Terminate sent
  *	here makes it graceful)
  *
- * Detaches the socket callbacks, waits for RX through the socket lock,
- * stops the stall timer, cancels tx_work and waits for an inline run; then
- * sends the Terminate of a recorded error (RFC 5040 §5.3), flushes what the
- * engines held and releases the socket. Process context, with
+ * Has the LLP detach its callbacks and wait for RX, stops the stall
+ * timer, cancels tx_work and waits for an inline run; then sends the
+ * Terminate of a recorded error (RFC 5040 §5.3), flushes what the engines
+ * held and has the LLP release the socket. Process context, with
  * qp->state_lock held; a second call does nothing.
  */
 void rddp_stream_stop(struct rddp_stream *s, bool graceful);

@@ -510,7 +510,7 @@ DEFINE_EVENT(rddp_term_class, rddp_term_recv,
 	TP_PROTO(u32 qpn, const u8 *payload, u32 len),
 	TP_ARGS(qpn, payload, len));
 
-/* ---- TX engine (qp_tx.c, stream.c) ---- */
+/* ---- TX engine (qp_tx.c, llp_mpa.c) ---- */
 
 DECLARE_EVENT_CLASS(rddp_tx_space_class,
 	TP_PROTO(const struct rddp_qp *qp, const struct sock *sk),

@@ -1,0 +1,105 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The lower-layer protocol (LLP) boundary of a connected QP's stream
+ * (stream.h). RFC 5041 §1 and §4 place DDP over an LLP through a small
+ * set of services: send a ULPDU (a DDP segment) whole, deliver received
+ * ones whole and in order (or with their order recoverable), report the
+ * LLP's errors and its close. rddp keeps the DDP/RDMAP engines above this
+ * table (qp_tx.c builds segments, qp_rx.c checks and places them) and
+ * each LLP below it in its own file:
+ *
+ *  - llp_mpa.c: MPA FPDUs (RFC 5044 §4: markers, pad, CRC32c) over a
+ *    kernel TCP socket; RX in sk_data_ready through tcp_read_sock();
+ *    zero-copy TX with sendpage.
+ *  - (issue 13) the SCTP adaptation, draft-ietf-rddp-sctp §3: one DATA
+ *    chunk per DDP segment, PPID 1, U=1, DDP-SSN order.
+ *
+ * Contexts and locks. The engines call the table with their own context's
+ * lock held, as stream.h sets out:
+ *  - tx_frame, tx_write, tx_writeable, tx_mark: TX, under qp->tx_mutex
+ *    (tx_write also from rddp_stream_stop() for the Terminate, blocking,
+ *    with the engines halted);
+ *  - tx_acked: any context, under the stream's @lock (spinlock, bh);
+ *  - start, rx_drain, closed: the CM's work, under qp->state_lock and
+ *    qp->tx_mutex (start) or qp->state_lock (rx_drain, closed);
+ *  - detach, close: rddp_stream_stop(), process context, qp->state_lock
+ *    held, in that order, with the Terminate and the flushes between them.
+ * An LLP's own callbacks (the socket's) deliver received segments to the
+ * DDP/RDMAP RX callbacks (rddp_ddp_rx_ops, qp_rx.c) one at a time: header,
+ * payload spans, then fpdu_done once the segment is known to be intact
+ * (MPA: CRC checked). Those callbacks run serialised (MPA: the socket
+ * lock) and never concurrently with detach returning.
+ *
+ * Errors, the Terminate and liveness: a DDP/RDMAP error goes through
+ * rddp_stream_error(); at stop the Terminate (RFC 5040 §5.3) is built by
+ * rddp_tx_terminate_now() as a DDP segment like any other and written
+ * through tx_frame and tx_write, and an LLP whose session has an end of
+ * its own (draft-ietf-rddp-sctp §3.4, the session Terminate) sends that
+ * in close. An LLP's own errors (MPA: framing, markers, CRC, RFC 5044 §8)
+ * go through rddp_stream_error() too. start sets the LLP's liveness bound
+ * (peer_timeout_ms); a peer that closed, reset or stopped answering is
+ * reported with rddp_cep_event(RDDP_CEP_EV_PEER_CLOSED), as is every end
+ * of the connection the LLP sees.
+ *
+ * Lifetime: the table is static and const; a stream points at its LLP's
+ * table from rddp_stream_alloc() until it is freed. The socket is the
+ * stream's (s->sock) from start until close releases it.
+ */
+#ifndef RDDP_LLP_H
+#define RDDP_LLP_H
+
+#include <linux/types.h>
+#include <rddp/mpa.h>
+
+struct rddp_stream;
+
+/**
+ * struct rddp_llp_ops - what a stream asks of its lower-layer protocol
+ * @name: the LLP's name, for messages
+ * @start: take over the connected socket: the liveness bound, MULPDU
+ *	(s->mulpdu), the framing state, the socket's callbacks. Cannot
+ *	fail: what may fail is done during connection setup
+ * @rx_drain: receive what the LLP queued before start, in process context
+ * @closed: whether the connection has already ended (checked once, right
+ *	after start and rx_drain)
+ * @detach: restore the socket's callbacks and wait until RX is over for
+ *	good (s->rx_stopped set); TX may still write (the Terminate)
+ * @close: release the socket, s->sock NULL afterwards; @graceful: read
+ *	and drop what is queued and shut our side down first (orderly
+ *	close rather than a reset)
+ * @tx_frame: frame the DDP segment @hdr (@hdr_len octets) with the payload
+ *	@frags (@nr pieces) into s->tx_fpdu as a gather list; the pieces
+ *	stay referenced until written. Return: 0, or a negative errno for
+ *	a segment the LLP cannot carry
+ * @tx_write: write what is left of s->tx_fpdu (from s->tx_fpdu_sent);
+ *	@more: another segment follows at once; @block: wait for room (the
+ *	Terminate at stop). Return: 0 when all of it is written, -EAGAIN
+ *	when the socket is full, another negative errno when the LLP
+ *	failed
+ * @tx_writeable: whether a write would find room now (TX parks when not;
+ *	the LLP's write-space callback kicks it)
+ * @tx_mark: the LLP's sequence number after the last octet written, for a
+ *	WQE whose pages the LLP holds (zero copy) until it is acknowledged
+ * @tx_acked: the LLP's sequence acknowledged by the peer so far;
+ *	@watch: a zero-copy WQE is waiting, so have every acknowledgment
+ *	call the write-space callback
+ */
+struct rddp_llp_ops {
+	const char *name;
+	void (*start)(struct rddp_stream *s);
+	void (*rx_drain)(struct rddp_stream *s);
+	bool (*closed)(struct rddp_stream *s);
+	void (*detach)(struct rddp_stream *s);
+	void (*close)(struct rddp_stream *s, bool graceful);
+	int (*tx_frame)(struct rddp_stream *s, const u8 *hdr, u32 hdr_len,
+			const struct rddp_span *frags, u32 nr);
+	int (*tx_write)(struct rddp_stream *s, bool more, bool block);
+	bool (*tx_writeable)(struct rddp_stream *s);
+	u32 (*tx_mark)(struct rddp_stream *s);
+	u32 (*tx_acked)(struct rddp_stream *s, bool watch);
+};
+
+/* MPA over TCP (RFC 5044), llp_mpa.c. */
+extern const struct rddp_llp_ops rddp_llp_mpa;
+
+#endif /* RDDP_LLP_H */

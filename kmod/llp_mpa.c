@@ -1,0 +1,478 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The MPA LLP (llp.h): DDP segments as MPA FPDUs (RFC 5044 §4: length,
+ * markers, pad, CRC32c, built and deframed by the protocol core) over a
+ * kernel TCP socket in full operation (RFC 5044 §5).
+ *
+ * TX writes each FPDU without blocking: several FPDUs per call with
+ * MSG_MORE; a full socket parks the engine until sk_write_space. Zero copy
+ * (the device's tx_zcopy setting, on streams without CRC; see struct
+ * rddp_stream_params): payload in pages TCP may reference goes out with
+ * sendpage, the FPDU's own header, markers, pad and CRC are copied, and
+ * the WQE completes once TCP's snd_una has passed it (qp_tx.c).
+ *
+ * RX runs in sk_data_ready (softirq) or in process context, always under
+ * the socket lock: tcp_read_sock() hands each skb to the core's deframer in
+ * place (skb_seq_read), which calls the DDP/RDMAP RX callbacks
+ * (rddp_ddp_rx_ops, qp_rx.c).
+ *
+ * Liveness: TCP_USER_TIMEOUT and keepalive bound a vanished peer; an FPDU
+ * left incomplete arms the stream's stall timer (stream.c).
+ */
+#include <linux/mm.h>
+#include <linux/net.h>
+#include <linux/skbuff.h>
+#include <linux/tcp.h>
+#include <linux/uio.h>
+#include <net/sock.h>
+#include <net/tcp.h>
+
+#include "cm.h"
+#include "llp.h"
+#include "rddp.h"
+#include "stream.h"
+#include "trace.h"
+
+/* ---- TX ---- */
+
+/* Frame a DDP segment as one FPDU (RFC 5044 §4) into s->tx_fpdu. */
+static int rddp_mpa_tx_frame(struct rddp_stream *s, const u8 *hdr,
+			     u32 hdr_len, const struct rddp_span *frags, u32 nr)
+{
+	if (rddp_fpdu_build_sg(&s->tx_mpa, s->tx_fpdu, hdr, hdr_len, frags, nr))
+		return -EINVAL;
+	return 0;
+}
+
+/*
+ * Whether @p is the stream's own memory, which it rewrites for the next
+ * FPDU (header, markers, bounce, inline data, a fast-register copy).
+ */
+static bool rddp_tx_own(const struct rddp_stream *s, const u8 *p)
+{
+	const u8 *st = (const u8 *)s, *f = (const u8 *)s->tx_fpdu;
+	const u8 *c = s->tx_fr_copy;
+
+	return (p >= st && p < st + sizeof(*s)) ||
+	       (p >= f && p < f + sizeof(*s->tx_fpdu)) ||
+	       (c && p >= c && p < c + RDDP_FPDU_MAX_ULPDU);
+}
+
+/*
+ * The page behind payload byte @p if TCP may hold a reference to it: the
+ * direct map, not slab (sendpage_ok()), and not memory the stream rewrites
+ * for the next FPDU; and a route that gathers pages (else TCP copies).
+ */
+static struct page *rddp_tx_lendable(const struct rddp_stream *s, const u8 *p)
+{
+	struct page *page;
+
+	if (!s->p.tx_zcopy || rddp_tx_own(s, p) || !virt_addr_valid(p) ||
+	    !(s->sock->sk->sk_route_caps & NETIF_F_SG))
+		return NULL;
+	if (s->tx_kind == RDDP_TX_SQE && s->tx_len < RDDP_TX_ZCOPY_MIN)
+		return NULL;
+	page = virt_to_page(p);
+	return sendpage_ok(page) ? page : NULL;
+}
+
+/*
+ * Zero-copy write of the FPDU's spans from byte @skip, under one socket
+ * lock: runs of copied spans with tcp_sendmsg_locked(), lendable pages
+ * with sendpage. Returns the bytes TCP took or its error if none.
+ */
+static int rddp_tx_write_zc(struct rddp_stream *s, u32 skip, int flags,
+			    bool more)
+{
+	struct rddp_fpdu *f = s->tx_fpdu;
+	struct sock *sk = s->sock->sk;
+	u32 i = 0, sent = 0, n;
+	int ret = 0, fl;
+
+	lock_sock(sk);
+	while (i < f->nr_spans) {
+		const struct rddp_span *sp = &f->span[i];
+		const u8 *p = sp->base + skip;
+		u32 len = sp->len - skip;
+		struct page *page;
+		size_t want;
+
+		if (skip >= sp->len) {
+			skip -= sp->len;
+			i++;
+			continue;
+		}
+		page = rddp_tx_lendable(s, p);
+		if (page) {
+			u32 poff = offset_in_page(p);
+
+			want = min_t(u32, len, PAGE_SIZE - poff);
+			fl = flags | MSG_MORE | MSG_SENDPAGE_NOTLAST;
+			if (!more && want == len && i + 1 == f->nr_spans)
+				fl = flags;
+			ret = kernel_sendpage_locked(sk, page, poff, want, fl);
+			if (ret > 0) {
+				s->tx_lent = true;
+				rddp_stat_add(s->qp->rdev, RDDP_STAT_TX_ZCOPY_BYTES,
+					      ret);
+			}
+		} else {
+			struct msghdr msg = { .msg_flags = flags };
+
+			/* This span and the copied ones after it, in one call. */
+			for (n = 0, want = 0; i + n < f->nr_spans; n++) {
+				const struct rddp_span *q = &f->span[i + n];
+				const u8 *b = n ? q->base : p;
+
+				if (n && rddp_tx_lendable(s, b))
+					break;
+				s->tx_vec[n].iov_base = (void *)b;
+				s->tx_vec[n].iov_len = n ? q->len : len;
+				want += s->tx_vec[n].iov_len;
+			}
+			if (more || i + n < f->nr_spans)
+				msg.msg_flags |= MSG_MORE;
+			iov_iter_kvec(&msg.msg_iter, ITER_SOURCE, s->tx_vec, n,
+				      want);
+			ret = tcp_sendmsg_locked(sk, &msg, want);
+		}
+		if (ret <= 0)
+			break;
+		sent += ret;
+		skip += ret;
+		if (ret < want)
+			break;	/* the socket is full */
+	}
+	release_sock(sk);
+	return sent ? sent : ret;
+}
+
+/*
+ * Write what is left of the current FPDU. Returns 0 when all of it is in
+ * the socket, -EAGAIN when the socket is full, or the socket's error.
+ */
+static int rddp_mpa_tx_write(struct rddp_stream *s, bool more, bool block)
+{
+	struct rddp_fpdu *f = s->tx_fpdu;
+	struct msghdr msg = { .msg_flags = MSG_NOSIGNAL };
+	u32 skip = s->tx_fpdu_sent, i, n = 0;
+	size_t len = 0;
+	int ret;
+
+	if (!block)
+		msg.msg_flags |= MSG_DONTWAIT;
+	more = more && s->p.tx_batch;
+	if (s->p.tx_zcopy) {
+		ret = rddp_tx_write_zc(s, skip, msg.msg_flags, more);
+		goto out;
+	}
+	for (i = 0; i < f->nr_spans; i++) {
+		const struct rddp_span *sp = &f->span[i];
+
+		if (skip >= sp->len) {
+			skip -= sp->len;
+			continue;
+		}
+		s->tx_vec[n].iov_base = (void *)(sp->base + skip);
+		s->tx_vec[n].iov_len = sp->len - skip;
+		len += sp->len - skip;
+		skip = 0;
+		n++;
+	}
+	if (more)
+		msg.msg_flags |= MSG_MORE;
+	ret = kernel_sendmsg(s->sock, &msg, s->tx_vec, n, len);
+out:
+	if (ret < 0)
+		return ret;
+	s->tx_fpdu_sent += ret;
+	return s->tx_fpdu_sent == f->len ? 0 : -EAGAIN;
+}
+
+static bool rddp_mpa_tx_writeable(struct rddp_stream *s)
+{
+	return sk_stream_is_writeable(s->sock->sk);
+}
+
+/* TCP's write_seq: the sequence after the last octet in the socket. */
+static u32 rddp_mpa_tx_mark(struct rddp_stream *s)
+{
+	return READ_ONCE(tcp_sk(s->sock->sk)->write_seq);
+}
+
+/* SOCK_NOSPACE is set before snd_una is read: an ACK after the read finds it. */
+static u32 rddp_mpa_tx_acked(struct rddp_stream *s, bool watch)
+{
+	struct sock *sk = s->sock->sk;
+
+	if (watch) {
+		set_bit(SOCK_NOSPACE, &sk->sk_socket->flags);
+		/* Pairs with the smp_mb() in tcp_check_space(). */
+		smp_mb__after_atomic();
+	}
+	return READ_ONCE(tcp_sk(sk)->snd_una);
+}
+
+/* ---- RX ---- */
+
+/* tcp_read_sock() actor: feed the deframer from the skb, without copying. */
+static int rddp_rx_actor(read_descriptor_t *desc, struct sk_buff *skb,
+			 unsigned int off, size_t len)
+{
+	struct rddp_stream *s = desc->arg.data;
+	struct skb_seq_state st;
+	unsigned int done = 0, n;
+	const u8 *data;
+	int ret = RDDP_MPA_OK;
+
+	if (s->rx_stopped || atomic_read(&s->term_set))
+		return len;	/* the stream is over: drop */
+	skb_prepare_seq_read(skb, off, off + len, &st);
+	while ((n = skb_seq_read(done, &data, &st)) != 0) {
+		ret = rddp_mpa_rx_feed(&s->rx_mpa, data, n, &rddp_ddp_rx_ops, s);
+		done += n;
+		if (ret != RDDP_MPA_OK)
+			break;
+	}
+	skb_abort_seq_read(&st);
+	if (ret != RDDP_MPA_OK && ret != RDDP_MPA_ERR_ABORTED) {
+		/* Framing, marker or CRC error (RFC 5044 §8) */
+		pr_info_ratelimited("rddp: QP %u: %s at stream offset %u (ULPDU length %u)\n",
+				    s->qp->base.qp_num, rddp_mpa_err_names[ret],
+				    s->rx_mpa.pos, s->rx_mpa.ulpdu_len);
+		rddp_sg_release(&s->rx_tsg);
+		rddp_sg_release(&s->rx_sg);
+		rddp_stat_inc(s->qp->rdev, ret == RDDP_MPA_ERR_CRC ?
+					   RDDP_STAT_RX_CRC_ERRORS :
+					   ret == RDDP_MPA_ERR_MARKER ?
+					   RDDP_STAT_RX_MARKER_ERRORS :
+					   RDDP_STAT_RX_FRAMING_ERRORS);
+		rddp_stream_error(s, rddp_mpa_rx_err(ret), NULL, 0, 0, NULL);
+	}
+	return len;
+}
+
+/*
+ * After a read: when the stream stopped inside an FPDU, record when that
+ * FPDU was first seen incomplete and have the stall timer running
+ * (stream.c, rddp_stream_stall_timer()). A pending timer is left alone, so
+ * a busy stream arms it about once per bound, not once per segment.
+ */
+static void rddp_rx_watch(struct rddp_stream *s)
+{
+	bool in = rddp_mpa_rx_in_fpdu(&s->rx_mpa);
+	u32 ms = s->p.peer_timeout_ms;
+
+	if (!ms)
+		return;
+	if (in && (!s->rx_in_fpdu || s->rx_stall_fpdu != s->rx_fpdus)) {
+		s->rx_stall_fpdu = s->rx_fpdus;
+		WRITE_ONCE(s->rx_stall_since, jiffies);
+		if (!timer_pending(&s->rx_stall_timer))
+			mod_timer(&s->rx_stall_timer,
+				  jiffies + msecs_to_jiffies(ms));
+	}
+	WRITE_ONCE(s->rx_in_fpdu, in);
+}
+
+/* Caller holds the socket lock and sk_callback_lock (read). */
+static void rddp_rx_read(struct sock *sk, struct rddp_stream *s)
+{
+	read_descriptor_t desc = { .arg.data = s, .count = 1 };
+
+	if (s->rx_stopped)
+		return;
+	tcp_read_sock(sk, &desc, rddp_rx_actor);
+	rddp_rx_watch(s);
+}
+
+static void rddp_mpa_data_ready(struct sock *sk)
+{
+	struct rddp_stream *s;
+
+	read_lock_bh(&sk->sk_callback_lock);
+	s = sk->sk_user_data;
+	if (s) {
+		rddp_rx_read(sk, s);
+		/* The segment's ACK has been processed: zero-copy WQEs may be done. */
+		if (READ_ONCE(s->sqw_acks))
+			rddp_sqw_reap(s);
+	}
+	read_unlock_bh(&sk->sk_callback_lock);
+}
+
+static void rddp_mpa_rx_drain(struct rddp_stream *s)
+{
+	struct sock *sk = s->sock->sk;
+
+	lock_sock(sk);
+	read_lock_bh(&sk->sk_callback_lock);
+	if (sk->sk_user_data == s)
+		rddp_rx_read(sk, s);
+	read_unlock_bh(&sk->sk_callback_lock);
+	release_sock(sk);
+}
+
+/*
+ * sk_write_space: TCP calls it on incoming ACKs while SOCK_NOSPACE is set,
+ * which TCP sets when the send buffer fills and TX sets while zero-copy
+ * WQEs wait for their ACK (qp_tx.c).
+ */
+static void rddp_mpa_write_space(struct sock *sk)
+{
+	struct rddp_stream *s;
+
+	read_lock_bh(&sk->sk_callback_lock);
+	s = sk->sk_user_data;
+	if (s) {
+		if (READ_ONCE(s->sqw_acks))
+			rddp_sqw_reap(s);	/* sets SOCK_NOSPACE again if needed */
+		else if (sk_stream_is_writeable(sk))
+			clear_bit(SOCK_NOSPACE, &sk->sk_socket->flags);
+		if (READ_ONCE(s->tx_wants_space) && sk_stream_is_writeable(sk)) {
+			trace_rddp_tx_resume(s->qp, sk);
+			WRITE_ONCE(s->tx_wants_space, false);
+			rddp_tx_kick(s->qp);
+		}
+	}
+	read_unlock_bh(&sk->sk_callback_lock);
+}
+
+/*
+ * sk_state_change: the peer closed or reset the connection, or TCP gave up
+ * on it (ETIMEDOUT: the liveness bound, rddp_mpa_set_liveness()). All
+ * end as a peer's close does: QP in ERROR, WQEs flushed, DISCONNECT.
+ */
+static void rddp_mpa_state_change(struct sock *sk)
+{
+	struct rddp_stream *s;
+
+	read_lock_bh(&sk->sk_callback_lock);
+	s = sk->sk_user_data;
+	if (s && sk->sk_state != TCP_ESTABLISHED) {
+		if (READ_ONCE(sk->sk_err) == ETIMEDOUT)
+			pr_info_ratelimited("rddp: QP %u: the peer did not answer for %u ms\n",
+					    s->qp->base.qp_num,
+					    s->p.peer_timeout_ms);
+		rddp_cep_event(s->cep, RDDP_CEP_EV_PEER_CLOSED);
+	}
+	read_unlock_bh(&sk->sk_callback_lock);
+}
+
+/* MULPDU from the connection's EMSS (RFC 5044 §4.5, §7.1.2). */
+static u32 rddp_mpa_mulpdu_of(struct rddp_stream *s)
+{
+	u32 emss = tcp_sk(s->sock->sk)->mss_cache;
+	u32 m = rddp_mpa_mulpdu(emss, s->p.markers_tx);
+
+	return min_t(u32, m, RDDP_FPDU_MAX_ULPDU - 3);
+}
+
+/*
+ * A peer that vanishes (no FIN, no RST) or stops reading must cost a
+ * bounded time, not hold the QP and its MRs forever: RFC 5044 leaves
+ * liveness to TCP, so ask TCP. TCP_USER_TIMEOUT ends the connection when
+ * sent data stays unacknowledged for @ms, and when the peer's window stays
+ * shut for @ms while we have data for it (tcp_probe_timer()); keepalive
+ * ends an idle one: the first probe after half of @ms, then one every sixth
+ * of it, and with TCP_USER_TIMEOUT set TCP gives up once @ms have passed
+ * without a word from the peer (tcp_keepalive_timer(); the probe count
+ * applies only without it). TCP then reports the error through
+ * sk_state_change, and the stream ends as on a peer's close.
+ */
+static void rddp_mpa_set_liveness(struct sock *sk, u32 ms)
+{
+	int idle = max_t(int, ms / 2000, 1);
+	int intvl = max_t(int, ms / 6000, 1);
+
+	if (!ms)
+		return;
+	tcp_sock_set_user_timeout(sk, ms);
+	sock_set_keepalive(sk);
+	tcp_sock_set_keepidle(sk, idle);
+	tcp_sock_set_keepintvl(sk, intvl);
+	tcp_sock_set_keepcnt(sk, 3);
+}
+
+/* ---- start and stop ---- */
+
+static void rddp_mpa_start(struct rddp_stream *s)
+{
+	struct sock *sk = s->sock->sk;
+	const struct rddp_stream_params *p = &s->p;
+
+	rddp_mpa_set_liveness(sk, p->peer_timeout_ms);
+	s->tx_mpa.crc = p->crc;
+	s->tx_mpa.markers = p->markers_tx;
+	s->tx_mpa.pos = 0;
+	rddp_mpa_rx_init(&s->rx_mpa, p->markers_rx, p->crc,
+			 RDDP_FPDU_MAX_ULPDU);
+	s->mulpdu = rddp_mpa_mulpdu_of(s);
+
+	write_lock_bh(&sk->sk_callback_lock);
+	s->saved_data_ready = sk->sk_data_ready;
+	s->saved_write_space = sk->sk_write_space;
+	s->saved_state_change = sk->sk_state_change;
+	sk->sk_user_data = s;
+	sk->sk_data_ready = rddp_mpa_data_ready;
+	sk->sk_write_space = rddp_mpa_write_space;
+	sk->sk_state_change = rddp_mpa_state_change;
+	write_unlock_bh(&sk->sk_callback_lock);
+}
+
+static bool rddp_mpa_closed(struct rddp_stream *s)
+{
+	return s->sock->sk->sk_state != TCP_ESTABLISHED;
+}
+
+static void rddp_mpa_detach(struct rddp_stream *s)
+{
+	struct sock *sk = s->sock->sk;
+
+	write_lock_bh(&sk->sk_callback_lock);
+	sk->sk_user_data = NULL;
+	sk->sk_data_ready = s->saved_data_ready;
+	sk->sk_write_space = s->saved_write_space;
+	sk->sk_state_change = s->saved_state_change;
+	write_unlock_bh(&sk->sk_callback_lock);
+	/* RX runs under the socket lock: once we own it, RX is over. */
+	lock_sock(sk);
+	s->rx_stopped = true;
+	release_sock(sk);
+}
+
+/* Drop received bytes nobody will read, so that closing sends FIN, not RST. */
+static int rddp_discard_actor(read_descriptor_t *desc, struct sk_buff *skb,
+			      unsigned int off, size_t len)
+{
+	return len;
+}
+
+static void rddp_mpa_close(struct rddp_stream *s, bool graceful)
+{
+	struct socket *sock = s->sock;
+	read_descriptor_t desc = { .count = 1 };
+
+	if (graceful) {
+		lock_sock(sock->sk);
+		tcp_read_sock(sock->sk, &desc, rddp_discard_actor);
+		release_sock(sock->sk);
+		kernel_sock_shutdown(sock, SHUT_WR);
+	}
+	rddp_sock_release(sock);
+	s->sock = NULL;
+}
+
+const struct rddp_llp_ops rddp_llp_mpa = {
+	.name = "mpa",
+	.start = rddp_mpa_start,
+	.rx_drain = rddp_mpa_rx_drain,
+	.closed = rddp_mpa_closed,
+	.detach = rddp_mpa_detach,
+	.close = rddp_mpa_close,
+	.tx_frame = rddp_mpa_tx_frame,
+	.tx_write = rddp_mpa_tx_write,
+	.tx_writeable = rddp_mpa_tx_writeable,
+	.tx_mark = rddp_mpa_tx_mark,
+	.tx_acked = rddp_mpa_tx_acked,
+};

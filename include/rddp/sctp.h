@@ -88,6 +88,9 @@ enum rddp_sctp_fc {
  * @RDDP_SCTP_ERR_SEQ_TERMINATE: Terminate in negotiation only
  * @RDDP_SCTP_ERR_SEQ_CLOSED: anything after that side's Terminate
  * @RDDP_SCTP_ERR_INVAL: build: invalid argument
+ * @RDDP_SCTP_ERR_CONN_SHORT: Initiate/Accept without rddp's IRD/ORD prefix
+ * @RDDP_SCTP_ERR_CONN_RSVD: IRD/ORD prefix with a reserved bit set
+ * @RDDP_SCTP_ERR_CONN_LONG: ULP private data over RDDP_SCTP_ULP_PD_MAX
  * @RDDP_SCTP_ERR_MAX: the number of values
  *
  * RDDP_SCTP_OK and RDDP_SCTP_HELD are not errors; each other value names
@@ -114,6 +117,9 @@ enum rddp_sctp_err {
 	RDDP_SCTP_ERR_SEQ_TERMINATE,
 	RDDP_SCTP_ERR_SEQ_CLOSED,
 	RDDP_SCTP_ERR_INVAL,
+	RDDP_SCTP_ERR_CONN_SHORT,
+	RDDP_SCTP_ERR_CONN_RSVD,
+	RDDP_SCTP_ERR_CONN_LONG,
 	RDDP_SCTP_ERR_MAX
 };
 
@@ -223,6 +229,59 @@ int rddp_sctp_seg_build(u16 ssn, const u8 *hdr, u32 hdr_len, u32 payload_len,
  */
 int rddp_sctp_ctrl_build(u16 ssn, u16 fc, const u8 *pd, u32 pd_len, u8 *buf,
 			 u32 buf_len);
+
+/*
+ * rddp's connection parameters in the private data of Initiate and Accept
+ * (the draft leaves that data to the ULP, §2.2.3): a 4-octet prefix after
+ * RFC 6581 §9.1's IRD and ORD fields, each 14 bits under 2 reserved bits
+ * (sent 0, refused when set), then the ULP's private data, at most 512
+ * octets as over MPA (RFC 5044 §7.1). Documentation/wire-sctp.md.
+ */
+#define RDDP_SCTP_IRD_ORD_LEN	4
+#define RDDP_SCTP_IRD_ORD_MAX	0x3fff
+#define RDDP_SCTP_ULP_PD_MAX	512
+
+/**
+ * struct rddp_sctp_conn - rddp's view of an Initiate's or Accept's private
+ * data; @ulp points into the parsed buffer
+ * @ird: the sender's IRD (inbound Read Requests it accepts)
+ * @ord: the sender's ORD (Read Requests it wants in flight)
+ * @ulp: the ULP's private data (none: NULL)
+ * @ulp_len: its octets (none: 0)
+ */
+struct rddp_sctp_conn {
+	u16 ird;
+	u16 ord;
+	const u8 *ulp;
+	u32 ulp_len;
+};
+
+/**
+ * rddp_sctp_conn_build() - encode an Initiate's or Accept's private data
+ * @ird: our IRD, at most RDDP_SCTP_IRD_ORD_MAX
+ * @ord: our ORD, likewise
+ * @ulp: the ULP's private data
+ * @ulp_len: its octets, at most RDDP_SCTP_ULP_PD_MAX
+ * @buf: where the private data goes (for rddp_sctp_ctrl_build())
+ * @buf_len: its size
+ *
+ * Return: the length, or -RDDP_SCTP_ERR_CONN_RSVD for an IRD or ORD out of
+ * range, -RDDP_SCTP_ERR_CONN_LONG, -RDDP_SCTP_ERR_INVAL.
+ */
+int rddp_sctp_conn_build(u16 ird, u16 ord, const u8 *ulp, u32 ulp_len,
+			 u8 *buf, u32 buf_len);
+
+/**
+ * rddp_sctp_conn_parse() - parse an Initiate's or Accept's private data
+ * @pd: the private data (struct rddp_sctp_chunk's @pd)
+ * @pd_len: its octets
+ * @c: the parsed parameters
+ *
+ * Return: RDDP_SCTP_OK, or RDDP_SCTP_ERR_CONN_SHORT, _CONN_RSVD or
+ * _CONN_LONG.
+ */
+enum rddp_sctp_err rddp_sctp_conn_parse(const u8 *pd, u32 pd_len,
+					struct rddp_sctp_conn *c);
 
 /**
  * struct rddp_sctp_ssn_tx - sending side of one DDP Stream's DDP-SSN

@@ -29,6 +29,9 @@ const char *const rddp_sctp_err_names[RDDP_SCTP_ERR_MAX] = {
 	[RDDP_SCTP_ERR_SEQ_TERMINATE] = "Terminate before any Initiate",
 	[RDDP_SCTP_ERR_SEQ_CLOSED] = "message after the sender's Terminate",
 	[RDDP_SCTP_ERR_INVAL] = "invalid argument",
+	[RDDP_SCTP_ERR_CONN_SHORT] = "Initiate or Accept without IRD/ORD",
+	[RDDP_SCTP_ERR_CONN_RSVD] = "IRD/ORD with a reserved bit set",
+	[RDDP_SCTP_ERR_CONN_LONG] = "ULP private data over 512 octets",
 };
 
 enum rddp_err rddp_sctp_to_err(int sctp_err)
@@ -134,6 +137,43 @@ int rddp_sctp_ctrl_build(u16 ssn, u16 fc, const u8 *pd, u32 pd_len, u8 *buf,
 	if (pd_len)
 		memcpy(buf + RDDP_SCTP_CTRL_HDR_LEN, pd, pd_len);
 	return (int)(RDDP_SCTP_CTRL_HDR_LEN + pd_len);
+}
+
+int rddp_sctp_conn_build(u16 ird, u16 ord, const u8 *ulp, u32 ulp_len,
+			 u8 *buf, u32 buf_len)
+{
+	if (ird > RDDP_SCTP_IRD_ORD_MAX || ord > RDDP_SCTP_IRD_ORD_MAX)
+		return -RDDP_SCTP_ERR_CONN_RSVD;
+	if (ulp_len > RDDP_SCTP_ULP_PD_MAX)
+		return -RDDP_SCTP_ERR_CONN_LONG;
+	if (buf_len < RDDP_SCTP_IRD_ORD_LEN + ulp_len || (ulp_len && !ulp))
+		return -RDDP_SCTP_ERR_INVAL;
+	rddp_put_be16(buf, ird);
+	rddp_put_be16(buf + 2, ord);
+	if (ulp_len)
+		memcpy(buf + RDDP_SCTP_IRD_ORD_LEN, ulp, ulp_len);
+	return (int)(RDDP_SCTP_IRD_ORD_LEN + ulp_len);
+}
+
+/* The reserved bits are the top two of each 16-bit half (RFC 6581 §9.1). */
+enum rddp_sctp_err rddp_sctp_conn_parse(const u8 *pd, u32 pd_len,
+					struct rddp_sctp_conn *c)
+{
+	u16 ird, ord;
+
+	if (!pd || pd_len < RDDP_SCTP_IRD_ORD_LEN)
+		return RDDP_SCTP_ERR_CONN_SHORT;
+	if (pd_len - RDDP_SCTP_IRD_ORD_LEN > RDDP_SCTP_ULP_PD_MAX)
+		return RDDP_SCTP_ERR_CONN_LONG;
+	ird = rddp_get_be16(pd);
+	ord = rddp_get_be16(pd + 2);
+	if (ird > RDDP_SCTP_IRD_ORD_MAX || ord > RDDP_SCTP_IRD_ORD_MAX)
+		return RDDP_SCTP_ERR_CONN_RSVD;
+	c->ird = ird;
+	c->ord = ord;
+	c->ulp_len = pd_len - RDDP_SCTP_IRD_ORD_LEN;
+	c->ulp = c->ulp_len ? pd + RDDP_SCTP_IRD_ORD_LEN : NULL;
+	return RDDP_SCTP_OK;
 }
 
 void rddp_sctp_ssn_tx_init(struct rddp_sctp_ssn_tx *tx)

@@ -302,6 +302,40 @@ static void rddp_sctp_chunks(struct kunit *test)
 }
 
 /*
+ * rddp's IRD/ORD prefix in an Initiate's private data (wire-sctp.md, after
+ * RFC 6581 §9.1), carried by a Session Control chunk and parsed back; a
+ * reserved bit refused.
+ */
+static void rddp_sctp_conn_prefix(struct kunit *test)
+{
+	static const u8 ulp[3] = { 1, 2, 3 };
+	u8 pd[RDDP_SCTP_IRD_ORD_LEN + sizeof(ulp)];
+	u8 wire[RDDP_SCTP_CTRL_HDR_LEN + sizeof(pd)];
+	struct rddp_sctp_chunk c;
+	struct rddp_sctp_conn conn;
+	int n;
+
+	n = rddp_sctp_conn_build(8, 4, ulp, sizeof(ulp), pd, sizeof(pd));
+	KUNIT_ASSERT_EQ(test, n, 7);
+	n = rddp_sctp_ctrl_build(1, RDDP_SCTP_FC_INITIATE, pd, n, wire,
+				 sizeof(wire));
+	KUNIT_ASSERT_EQ(test, n, 11);
+	KUNIT_ASSERT_EQ(test, rddp_sctp_chunk_parse(RDDP_SCTP_PPID_CONTROL,
+						    wire, n, &c), RDDP_SCTP_OK);
+	KUNIT_ASSERT_EQ(test, rddp_sctp_conn_parse(c.pd, c.pd_len, &conn),
+			RDDP_SCTP_OK);
+	KUNIT_EXPECT_EQ(test, conn.ird, 8);
+	KUNIT_EXPECT_EQ(test, conn.ord, 4);
+	KUNIT_EXPECT_EQ(test, conn.ulp_len, 3U);
+	KUNIT_EXPECT_EQ(test, memcmp(conn.ulp, ulp, sizeof(ulp)), 0);
+	pd[2] |= 0x40;
+	KUNIT_EXPECT_EQ(test, rddp_sctp_conn_parse(pd, sizeof(pd), &conn),
+			RDDP_SCTP_ERR_CONN_RSVD);
+	KUNIT_EXPECT_EQ(test, rddp_sctp_conn_parse(pd, 3, &conn),
+			RDDP_SCTP_ERR_CONN_SHORT);
+}
+
+/*
  * draft-ietf-rddp-sctp-00 §2.2.1/§7: DDP-SSNs 65534, 0, 65535 arrive out
  * of order across the wrap and are delivered 65534, 65535, 0; the edges of
  * the 32767-chunk window.
@@ -389,6 +423,7 @@ static struct kunit_case rddp_core_cases[] = {
 	KUNIT_CASE(rddp_mpa_frame_roundtrip),
 	KUNIT_CASE(rddp_rdmap_terminate),
 	KUNIT_CASE(rddp_sctp_chunks),
+	KUNIT_CASE(rddp_sctp_conn_prefix),
 	KUNIT_CASE(rddp_sctp_ssn_window),
 	KUNIT_CASE(rddp_sctp_session),
 	{}

@@ -39,6 +39,18 @@ void CheckReencodes(uint32_t ppid, const uint8_t* buf, uint32_t len, const rddp_
   const int n = rddp_sctp_ctrl_build(c.ssn, c.msg, c.pd, c.pd_len, again.data(),
                                      static_cast<uint32_t>(again.size()));
   if (n != static_cast<int>(len) || memcmp(again.data(), buf, len) != 0) abort();
+  // rddp's IRD/ORD prefix (wire-sctp.md): one accepted re-encodes to its bytes.
+  if (c.msg != RDDP_SCTP_FC_INITIATE && c.msg != RDDP_SCTP_FC_ACCEPT) return;
+  rddp_sctp_conn conn{};
+  if (rddp_sctp_conn_parse(c.pd, c.pd_len, &conn) != RDDP_SCTP_OK) return;
+  if (conn.ird > RDDP_SCTP_IRD_ORD_MAX || conn.ord > RDDP_SCTP_IRD_ORD_MAX ||
+      conn.ulp_len + RDDP_SCTP_IRD_ORD_LEN != c.pd_len || conn.ulp_len > RDDP_SCTP_ULP_PD_MAX)
+    abort();
+  std::vector<uint8_t> pd(c.pd_len);
+  if (rddp_sctp_conn_build(conn.ird, conn.ord, conn.ulp, conn.ulp_len, pd.data(), c.pd_len) !=
+          static_cast<int>(c.pd_len) ||
+      memcmp(pd.data(), c.pd, c.pd_len) != 0)
+    abort();
 }
 
 }  // namespace

@@ -54,6 +54,66 @@ TEST(Sctp, Section8_1AdaptationIndicationTable) {
   EXPECT_EQ(rddp_sctp_ali_mode(rdma, rdma), RDDP_SCTP_MODE_DDP_RDMA);
 }
 
+// rddp's IRD/ORD prefix in Initiate and Accept (wire-sctp.md): 14-bit IRD
+// and ORD under 2 reserved bits each, as RFC 6581 §9.1, then the ULP's
+// private data.
+TEST(Sctp, ConnPrefixRoundTrip) {
+  const Bytes ulp = {'h', 'e', 'l', 'l', 'o'};
+  uint8_t buf[RDDP_SCTP_IRD_ORD_LEN + RDDP_SCTP_ULP_PD_MAX] = {};
+  int n = rddp_sctp_conn_build(16, 0x3fff, ulp.data(), ulp.size(), buf, sizeof(buf));
+  ASSERT_EQ(n, 9);
+  EXPECT_EQ(Bytes(buf, buf + 4), (Bytes{0x00, 0x10, 0x3f, 0xff}));  // network order
+  EXPECT_EQ(Bytes(buf + 4, buf + n), ulp);
+  rddp_sctp_conn c{};
+  ASSERT_EQ(rddp_sctp_conn_parse(buf, n, &c), RDDP_SCTP_OK);
+  EXPECT_EQ(c.ird, 16);
+  EXPECT_EQ(c.ord, 0x3fff);
+  ASSERT_EQ(c.ulp_len, ulp.size());
+  EXPECT_EQ(c.ulp, buf + 4);  // points into the buffer, not copied
+  // No ULP data: the prefix alone.
+  n = rddp_sctp_conn_build(1, 1, nullptr, 0, buf, sizeof(buf));
+  ASSERT_EQ(n, RDDP_SCTP_IRD_ORD_LEN);
+  ASSERT_EQ(rddp_sctp_conn_parse(buf, n, &c), RDDP_SCTP_OK);
+  EXPECT_EQ(c.ulp, nullptr);
+  EXPECT_EQ(c.ulp_len, 0u);
+  // The longest ULP data, as over MPA (RFC 5044 §7.1).
+  const Bytes big(RDDP_SCTP_ULP_PD_MAX, 0xa5);
+  n = rddp_sctp_conn_build(2, 3, big.data(), big.size(), buf, sizeof(buf));
+  ASSERT_EQ(n, RDDP_SCTP_IRD_ORD_LEN + RDDP_SCTP_ULP_PD_MAX);
+  ASSERT_EQ(rddp_sctp_conn_parse(buf, n, &c), RDDP_SCTP_OK);
+  EXPECT_EQ(Bytes(c.ulp, c.ulp + c.ulp_len), big);
+}
+
+TEST(Sctp, ConnPrefixErrors) {
+  uint8_t buf[RDDP_SCTP_IRD_ORD_LEN + RDDP_SCTP_ULP_PD_MAX + 1] = {};
+  const uint8_t one = 1;
+  EXPECT_EQ(rddp_sctp_conn_build(0x4000, 1, nullptr, 0, buf, sizeof(buf)),
+            -RDDP_SCTP_ERR_CONN_RSVD);
+  EXPECT_EQ(rddp_sctp_conn_build(1, 0x4000, nullptr, 0, buf, sizeof(buf)),
+            -RDDP_SCTP_ERR_CONN_RSVD);
+  EXPECT_EQ(rddp_sctp_conn_build(1, 1, buf, RDDP_SCTP_ULP_PD_MAX + 1, buf, sizeof(buf)),
+            -RDDP_SCTP_ERR_CONN_LONG);
+  EXPECT_EQ(rddp_sctp_conn_build(1, 1, &one, 1, buf, 4), -RDDP_SCTP_ERR_INVAL);  // no room
+  EXPECT_EQ(rddp_sctp_conn_build(1, 1, nullptr, 1, buf, sizeof(buf)), -RDDP_SCTP_ERR_INVAL);
+
+  rddp_sctp_conn c{.ird = 7, .ord = 7, .ulp = nullptr, .ulp_len = 0};
+  EXPECT_EQ(rddp_sctp_conn_parse(nullptr, 0, &c), RDDP_SCTP_ERR_CONN_SHORT);
+  for (uint32_t len = 0; len < RDDP_SCTP_IRD_ORD_LEN; len++)
+    EXPECT_EQ(rddp_sctp_conn_parse(buf, len, &c), RDDP_SCTP_ERR_CONN_SHORT) << len;
+  EXPECT_EQ(rddp_sctp_conn_parse(buf, sizeof(buf), &c), RDDP_SCTP_ERR_CONN_LONG);
+  // Each reserved bit on its own is refused.
+  for (int bit : {0x80, 0x40}) {
+    for (int at : {0, 2}) {
+      const uint8_t pd[RDDP_SCTP_IRD_ORD_LEN] = {static_cast<uint8_t>(at == 0 ? bit : 0), 1,
+                                                 static_cast<uint8_t>(at == 2 ? bit : 0), 1};
+      EXPECT_EQ(rddp_sctp_conn_parse(pd, sizeof(pd), &c), RDDP_SCTP_ERR_CONN_RSVD)
+          << bit << " at " << at;
+    }
+  }
+  EXPECT_EQ(c.ird, 7);  // a refused prefix leaves the result alone
+  EXPECT_EQ(c.ord, 7);
+}
+
 TEST(Sctp, EveryResultHasANameAndATerminateEntry) {
   for (int e = 0; e < RDDP_SCTP_ERR_MAX; e++) {
     ASSERT_NE(rddp_sctp_err_names[e], nullptr) << e;

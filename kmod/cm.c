@@ -39,6 +39,7 @@
 #include <net/sock.h>
 #include <net/tcp.h>
 #include <rddp/mpa_frame.h>
+#include <uapi/linux/rddp_netlink.h>
 
 #include "cm.h"
 #include "rddp.h"
@@ -859,6 +860,12 @@ int rddp_iw_connect(struct iw_cm_id *id, struct iw_cm_conn_param *param)
 	    (raddr->ss_family != AF_INET && raddr->ss_family != AF_INET6))
 		return -EAFNOSUPPORT;
 	rddp_settings_get(rdev, &set);
+	if (set.transport == RDDP_TRANSPORT_SCTP) {
+		/* issue 13: the SCTP CM (draft-ietf-rddp-sctp §3) is not written */
+		pr_info_ratelimited("rddp: %s: transport sctp: connection setup over SCTP is not implemented yet\n",
+				    dev_name(&rdev->ibdev.dev));
+		return -EOPNOTSUPP;
+	}
 	if (set.mpa_rev == 2)
 		pd_max -= RDDP_MPA_V2_DATA_LEN;
 	if (param->private_data_len > pd_max)

@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Module parameters: the defaults for MPA connection setup (RFC 5044 §7.1,
- * RFC 6581) and for a connection's liveness bound that every new rddp
- * device starts with. Read-only in sysfs; per-device settings change at
+ * RFC 6581), for a connection's liveness bound and for the transport
+ * (MPA over TCP, or DDP over SCTP: draft-ietf-rddp-sctp-00) that every new
+ * rddp device starts with. Read-only in sysfs; per-device settings change at
  * run time through the generic-netlink API.
  */
 #include <linux/jiffies.h>
 #include <linux/moduleparam.h>
+#include <linux/string.h>
+#include <uapi/linux/rddp_netlink.h>
 
 #include "rddp.h"
 
@@ -36,6 +39,20 @@ MODULE_PARM_DESC(mpa_timeout_ms, "Bound on TCP connect plus the MPA Request/Repl
 static unsigned int peer_timeout_ms = 60000;
 module_param(peer_timeout_ms, uint, 0444);
 MODULE_PARM_DESC(peer_timeout_ms, "Default bound, in ms, on a connected peer that stops acknowledging data, answering keepalives or completing an FPDU; 0 disables (1000-3600000, default 60000)");
+
+static char *transport = "tcp";
+module_param(transport, charp, 0444);
+MODULE_PARM_DESC(transport, "Transport of the connections a new device initiates: tcp (MPA, default) or sctp (draft-ietf-rddp-sctp-00)");
+
+/* The transport parameter as enum rddp_transport, or -EINVAL. */
+static int rddp_transport_param(void)
+{
+	if (!transport || sysfs_streq(transport, "tcp"))
+		return RDDP_TRANSPORT_TCP;
+	if (sysfs_streq(transport, "sctp"))
+		return RDDP_TRANSPORT_SCTP;
+	return -EINVAL;
+}
 
 bool rddp_peer_timeout_valid(u32 ms)
 {
@@ -73,6 +90,11 @@ int rddp_params_check(void)
 		pr_err("rddp: mpa_rev must be 1 or 2, not %d\n", mpa_rev);
 		return -EINVAL;
 	}
+	if (rddp_transport_param() < 0) {
+		pr_err("rddp: transport must be tcp or sctp, not %s\n",
+		       transport);
+		return -EINVAL;
+	}
 	return 0;
 }
 
@@ -84,6 +106,7 @@ void rddp_settings_default(struct rddp_settings *s)
 	s->tx_batch = 1;
 	s->tx_zcopy = 1;
 	s->peer_timeout_ms = peer_timeout_ms;
+	s->transport = rddp_transport_param();
 }
 
 void rddp_settings_get(struct rddp_device *rdev, struct rddp_settings *out)

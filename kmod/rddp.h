@@ -54,6 +54,9 @@
  * @peer_timeout_ms: liveness bound of a connected stream, in ms
  *	(llp_mpa.c, stream.c): 0 (off) or
  *	RDDP_PEER_TIMEOUT_MIN..RDDP_PEER_TIMEOUT_MAX
+ * @transport: enum rddp_transport (uapi): the LLP of the connections this
+ *	device initiates; RDDP_TRANSPORT_TCP (MPA) or RDDP_TRANSPORT_SCTP
+ *	(draft-ietf-rddp-sctp-00)
  *
  * params.c gives the defaults; the CM reads them when a connection is set
  * up, rddpctl's DEV_SET replaces them.
@@ -65,6 +68,7 @@ struct rddp_settings {
 	u8 tx_batch;
 	u8 tx_zcopy;
 	u32 peer_timeout_ms;
+	u8 transport;
 };
 
 /*

@@ -2,6 +2,7 @@
 // rddpctl's command line (userspace/rddpctl/args.h): every command, every
 // option, every error and its message.
 #include <gtest/gtest.h>
+#include <linux/rddp_netlink.h>
 
 #include <string>
 #include <vector>
@@ -76,8 +77,8 @@ TEST(RddpctlArgs, HelpAndVersion) {
 TEST(RddpctlArgs, UsageText) {
   const std::string all = Usage("");
   for (const char* word : {"dev [show", "dev set", "tx-zcopy on|off", "peer-timeout-ms MS",
-                           "qp [show]", "stats [show]", "stats reset", "monitor", "link add",
-                           "link del", "-j", "-p", "-s", "-w", "-h", "-V"})
+                           "transport tcp|sctp", "qp [show]", "stats [show]", "stats reset",
+                           "monitor", "link add", "link del", "-j", "-p", "-s", "-w", "-h", "-V"})
     EXPECT_NE(all.find(word), std::string::npos) << word;
   const std::string link = Usage("link");
   EXPECT_NE(link.find("link add"), std::string::npos);
@@ -105,13 +106,17 @@ TEST(RddpctlArgs, DevSet) {
   EXPECT_EQ(r.settings, (Settings{.crc = false, .peer_timeout_ms = 0}));
   r = Parse({"dev", "set", "rddp0", "peer-timeout-ms", "3600000"});
   EXPECT_EQ(r.settings, (Settings{.peer_timeout_ms = 3600000}));
+  r = Parse({"dev", "set", "rddp0", "transport", "sctp"});
+  EXPECT_EQ(r.settings, (Settings{.transport = RDDP_TRANSPORT_SCTP}));
+  r = Parse({"dev", "set", "rddp0", "crc", "on", "transport", "tcp"});
+  EXPECT_EQ(r.settings, (Settings{.crc = true, .transport = RDDP_TRANSPORT_TCP}));
 }
 
 TEST(RddpctlArgs, DevSetErrors) {
   EXPECT_EQ(UsageMessage({"dev", "set"}), "dev: device name missing");
   EXPECT_EQ(UsageMessage({"dev", "set", "rddp0"}),
             "dev: set needs at least one setting (crc, markers, mpa-rev, tx-batch, tx-zcopy, "
-            "peer-timeout-ms)");
+            "peer-timeout-ms, transport)");
   EXPECT_EQ(UsageMessage({"dev", "set", "rddp0", "crc", "maybe"}),
             "dev: crc takes on or off, not 'maybe'");
   EXPECT_EQ(UsageMessage({"dev", "set", "rddp0", "crc"}), "dev: crc value missing");
@@ -124,12 +129,17 @@ TEST(RddpctlArgs, DevSetErrors) {
   EXPECT_EQ(UsageMessage({"dev", "set", "rddp0", "tx-zcopy"}), "dev: tx-zcopy value missing");
   EXPECT_EQ(UsageMessage({"dev", "set", "rddp0", "tx-zcopy", "on", "tx-zcopy", "off"}),
             "dev: tx-zcopy given twice");
+  EXPECT_EQ(UsageMessage({"dev", "set", "rddp0", "transport", "udp"}),
+            "dev: transport takes tcp or sctp, not 'udp'");
+  EXPECT_EQ(UsageMessage({"dev", "set", "rddp0", "transport"}), "dev: transport value missing");
+  EXPECT_EQ(UsageMessage({"dev", "set", "rddp0", "transport", "tcp", "transport", "sctp"}),
+            "dev: transport given twice");
   EXPECT_EQ(UsageMessage({"dev", "set", "rddp0", "mpa-rev", "3"}),
             "dev: mpa-rev takes 1 or 2, not '3'");
   EXPECT_EQ(UsageMessage({"dev", "set", "rddp0", "mpa-rev"}), "dev: mpa-rev value missing");
   EXPECT_EQ(UsageMessage({"dev", "set", "rddp0", "speed", "fast"}),
             "dev: unknown setting 'speed' (crc, markers, mpa-rev, tx-batch, tx-zcopy, "
-            "peer-timeout-ms)");
+            "peer-timeout-ms, transport)");
   for (const char* bad : {"999", "1", "3600001", "60s", "+5", "", "4294967296"}) {
     EXPECT_EQ(
         UsageMessage({"dev", "set", "rddp0", "peer-timeout-ms", bad}),

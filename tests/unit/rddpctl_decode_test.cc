@@ -43,7 +43,8 @@ TEST(RddpctlDecode, FullDevice) {
                                    .mpa_rev = 2,
                                    .tx_batch = true,
                                    .tx_zcopy = true,
-                                   .peer_timeout_ms = 60000}));
+                                   .peer_timeout_ms = 60000,
+                                   .transport = RDDP_TRANSPORT_TCP}));
   ASSERT_EQ(d->counters.size(), 24U);
   EXPECT_EQ(d->counters.front(), (Counter{"tx_fpdus", 10}));
   EXPECT_EQ(d->counters[1], (Counter{"tx_bytes", 20}));

@@ -154,6 +154,7 @@ std::optional<Device> DecodeDevice(const nlmsghdr* msg) {
     d.settings.tx_batch = Bool((*set)[RDDP_A_SET_TX_BATCH]);
     d.settings.tx_zcopy = Bool((*set)[RDDP_A_SET_TX_ZCOPY]);
     d.settings.peer_timeout_ms = Fixed<uint32_t>((*set)[RDDP_A_SET_PEER_TIMEOUT_MS]);
+    d.settings.transport = Fixed<uint8_t>((*set)[RDDP_A_SET_TRANSPORT]);
   }
   if (auto stats = ParseNest<RDDP_A_STAT_MAX>(a[RDDP_A_DEV_STATS])) {
     for (int type = RDDP_A_STAT_TX_FPDUS; type <= RDDP_A_STAT_MAX; type++) {

@@ -22,9 +22,10 @@ struct Settings {
   std::optional<bool> tx_batch{};
   std::optional<bool> tx_zcopy{};
   std::optional<uint32_t> peer_timeout_ms{};  // 0: off
+  std::optional<uint8_t> transport{};         // enum rddp_transport
 
   [[nodiscard]] bool Empty() const {
-    return !crc && !markers && !mpa_rev && !tx_batch && !tx_zcopy && !peer_timeout_ms;
+    return !crc && !markers && !mpa_rev && !tx_batch && !tx_zcopy && !peer_timeout_ms && !transport;
   }
   bool operator==(const Settings&) const = default;
 };

@@ -42,6 +42,12 @@ std::string QpStateName(uint8_t state) {
   return Lookup(kNames, state);
 }
 
+std::string TransportName(uint8_t transport) {
+  static constexpr std::array<std::string_view, 2> kNames = {"tcp", "sctp"};
+  static_assert(kNames.size() == RDDP_TRANSPORT_MAX + 1, "a transport has no name here");
+  return Lookup(kNames, transport);
+}
+
 std::string RtrName(uint8_t rtr) {
   static constexpr std::array<std::string_view, 4> kNames = {"none", "write", "read", "send"};
   static_assert(RDDP_RTR_NONE == 0 && RDDP_RTR_WRITE == 1 && RDDP_RTR_READ == 2 &&

@@ -17,6 +17,8 @@ std::string PortStateName(uint8_t state);
 std::string QpStateName(uint8_t state);
 // enum rddp_rtr: none, write, read, send.
 std::string RtrName(uint8_t rtr);
+// enum rddp_transport: tcp, sctp.
+std::string TransportName(uint8_t transport);
 // enum rddp_event_type: qp-state, terminate-sent, terminate-received,
 // connection-failed, device-added, device-removed.
 std::string EventTypeName(uint8_t type);

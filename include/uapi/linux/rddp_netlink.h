@@ -67,9 +67,19 @@ enum rddp_set_attr {
 	 * unanswered or an FPDU incomplete; 0 (off) or 1000-3600000
 	 */
 	RDDP_A_SET_PEER_TIMEOUT_MS,
+	/* u8 enum rddp_transport: the LLP new connections use */
+	RDDP_A_SET_TRANSPORT,
 	__RDDP_A_SET_MAX,
 };
 #define RDDP_A_SET_MAX (__RDDP_A_SET_MAX - 1)
+
+/* The lower-layer protocol of new connections (RDDP_A_SET_TRANSPORT). */
+enum rddp_transport {
+	RDDP_TRANSPORT_TCP,	/* MPA over TCP (RFC 5044, RFC 6581) */
+	RDDP_TRANSPORT_SCTP,	/* DDP over SCTP (draft-ietf-rddp-sctp-00) */
+	__RDDP_TRANSPORT_MAX,
+};
+#define RDDP_TRANSPORT_MAX (__RDDP_TRANSPORT_MAX - 1)
 
 /*
  * Device counters (u64 each, RDDP_A_PAD for alignment). The same set, in

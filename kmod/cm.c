@@ -41,27 +41,10 @@
 #include <rddp/mpa_frame.h>
 #include <uapi/linux/rddp_netlink.h>
 
-#include "cm.h"
-#include "rddp.h"
-#include "stream.h"
+#include "cm_priv.h"
+#include "llp.h"
+#include "sctp_link.h"
 #include "trace.h"
-
-/* Bound on the ULP's answer (accept/reject) to a connection request. */
-#define RDDP_ACCEPT_TIMEOUT	(60 * HZ)
-/* iw_cm_event.private_data_len is a u8. */
-#define RDDP_EVENT_PD_MAX	255
-
-enum rddp_cep_state {
-	RDDP_CEP_IDLE,
-	RDDP_CEP_LISTEN,
-	RDDP_CEP_CONNECTING,		/* active: TCP handshake */
-	RDDP_CEP_AWAIT_REPLY,		/* active: MPA Request sent */
-	RDDP_CEP_AWAIT_REQUEST,		/* passive: reading the MPA Request */
-	RDDP_CEP_AWAIT_ACCEPT,		/* passive: CONNECT_REQUEST delivered */
-	RDDP_CEP_CONNECTED,		/* the QP's stream owns the socket */
-	RDDP_CEP_CLOSED,
-	RDDP_CEP_STATE_MAX
-};
 
 static const char *const rddp_cep_state_names[RDDP_CEP_STATE_MAX] = {
 	[RDDP_CEP_IDLE] = "IDLE",
@@ -74,54 +57,12 @@ static const char *const rddp_cep_state_names[RDDP_CEP_STATE_MAX] = {
 	[RDDP_CEP_CLOSED] = "CLOSED",
 };
 
-/* Internal event bits, after the public enum rddp_cep_event. */
-enum {
-	RDDP_CEP_EV_SOCK = 8,		/* socket readable or state changed */
-	RDDP_CEP_EV_TIMEOUT,
-};
-
-struct rddp_cep {
-	struct kref ref;
-	struct rddp_device *rdev;	/* NULL once off rdev->cep_list */
-	struct list_head dev_entry;
-	struct list_head listen_entry;	/* in struct rddp_listen */
-	struct mutex lock;		/* see above */
-	enum rddp_cep_state state;
-	bool active;
-	bool peer_closed;		/* report DISCONNECT before CLOSE */
-	struct socket *sock;		/* until closed or handed over */
-	/* the connection's addresses, taken before the hand-over */
-	struct sockaddr_storage laddr, raddr;
-	struct iw_cm_id *cm_id;
-	struct iw_cm_id *listen_id;	/* passive, until CONNECT_REQUEST */
-	struct rddp_qp *qp;
-	unsigned long events;
-	struct work_struct work;
-	struct delayed_work timer;
-
-	/* MPA setup */
-	struct rddp_mpa_frame_rx mpa_rx;
-	struct rddp_mpa_frame peer;	/* peer.pd points into mpa_rx.buf */
-	struct rddp_settings settings;	/* the device's, at creation */
-	u16 ird, ord;			/* what the ULP asked for */
-	u16 pd_len;
-	u8 pd[RDDP_MPA_PD_MAX];		/* active: our private data */
-
-	void (*saved_data_ready)(struct sock *sk);
-	void (*saved_state_change)(struct sock *sk);
-};
-
-/* The sockets of one listening iw_cm_id (cm_id->provider_data). */
-struct rddp_listen {
-	struct list_head ceps;
-};
-
 static void rddp_cep_work(struct work_struct *work);
 static void rddp_cep_timer(struct work_struct *work);
 
 /* ---- endpoint lifetime ---- */
 
-static struct rddp_cep *rddp_cep_alloc(struct rddp_device *rdev)
+struct rddp_cep *rddp_cep_alloc(struct rddp_device *rdev)
 {
 	struct rddp_cep *cep = kzalloc(sizeof(*cep), GFP_KERNEL);
 
@@ -145,6 +86,7 @@ static void rddp_cep_free(struct kref *ref)
 	struct rddp_cep *cep = container_of(ref, struct rddp_cep, ref);
 
 	WARN_ON(cep->sock || cep->cm_id || cep->qp || cep->listen_id);
+	rddp_sctp_link_free(cep->link);
 	mutex_destroy(&cep->lock);
 	kfree(cep);
 }
@@ -159,7 +101,7 @@ void rddp_cep_put(struct rddp_cep *cep)
 	kref_put(&cep->ref, rddp_cep_free);
 }
 
-static void rddp_cep_queue(struct rddp_cep *cep)
+void rddp_cep_queue(struct rddp_cep *cep)
 {
 	rddp_cep_get(cep);
 	if (!queue_work(rddp_wq, &cep->work))
@@ -172,7 +114,7 @@ void rddp_cep_event(struct rddp_cep *cep, enum rddp_cep_event ev)
 	rddp_cep_queue(cep);
 }
 
-static void rddp_cep_timer_start(struct rddp_cep *cep, unsigned long delay)
+void rddp_cep_timer_start(struct rddp_cep *cep, unsigned long delay)
 {
 	rddp_cep_get(cep);
 	if (!mod_delayed_work(rddp_wq, &cep->timer, delay))
@@ -223,7 +165,7 @@ static void rddp_cep_sk_event(struct sock *sk)
 	read_unlock_bh(&sk->sk_callback_lock);
 }
 
-static void rddp_cep_sock_attach(struct rddp_cep *cep, struct socket *sock)
+void rddp_cep_sock_attach(struct rddp_cep *cep, struct socket *sock)
 {
 	struct sock *sk = sock->sk;
 
@@ -238,7 +180,7 @@ static void rddp_cep_sock_attach(struct rddp_cep *cep, struct socket *sock)
 }
 
 /* Give the socket back its own callbacks; the endpoint keeps it. */
-static struct socket *rddp_cep_sock_detach(struct rddp_cep *cep)
+struct socket *rddp_cep_sock_detach(struct rddp_cep *cep)
 {
 	struct socket *sock = cep->sock;
 	struct sock *sk;
@@ -298,7 +240,7 @@ void rddp_sock_release(struct socket *sock)
 	sock_release(sock);
 }
 
-static int rddp_addr_len(const struct sockaddr_storage *a)
+int rddp_addr_len(const struct sockaddr_storage *a)
 {
 	return a->ss_family == AF_INET6 ? sizeof(struct sockaddr_in6) :
 					  sizeof(struct sockaddr_in);
@@ -413,9 +355,9 @@ static void rddp_cep_unlist(struct rddp_cep *cep)
 	cep->rdev = NULL;
 }
 
-static void rddp_cep_deliver(struct rddp_cep *cep, struct iw_cm_id *id,
-			     enum iw_cm_event_type type, int status,
-			     const void *pd, u16 pd_len, struct socket *sock)
+void rddp_cep_deliver(struct rddp_cep *cep, struct iw_cm_id *id,
+		      enum iw_cm_event_type type, int status,
+		      const void *pd, u16 pd_len, struct socket *sock)
 {
 	struct iw_cm_event ev = {
 		.event = type,
@@ -462,7 +404,7 @@ static void rddp_cep_account_failure(struct rddp_cep *cep, int status)
  * it owes: CONNECT_REPLY with @status on the active side. Caller holds
  * cep->lock.
  */
-static void rddp_cep_fail(struct rddp_cep *cep, int status)
+void rddp_cep_fail(struct rddp_cep *cep, int status)
 {
 	struct socket *sock;
 
@@ -490,8 +432,12 @@ static void rddp_cep_fail(struct rddp_cep *cep, int status)
 		cep->qp = NULL;
 	}
 	sock = rddp_cep_sock_detach(cep);
+	if (sock && cep->sctp && status)
+		sock_no_linger(sock->sk);	/* SCTP: ABORT the association */
 	if (sock)
 		rddp_sock_release(sock);
+	rddp_sctp_link_free(cep->link);
+	cep->link = NULL;
 	cep->state = RDDP_CEP_CLOSED;
 	rddp_cep_unlist(cep);
 }
@@ -550,8 +496,7 @@ static void rddp_cep_connected_events(struct rddp_cep *cep, unsigned long ev)
  * QP reaches RTS (rddp_qp_connected()) and the engines start. Caller holds
  * cep->lock.
  */
-static int rddp_cep_go_rts(struct rddp_cep *cep,
-			   const struct rddp_stream_params *p)
+int rddp_cep_go_rts(struct rddp_cep *cep, const struct rddp_stream_params *p)
 {
 	struct rddp_qp *qp = cep->qp;
 	struct rddp_stream *s;
@@ -559,9 +504,10 @@ static int rddp_cep_go_rts(struct rddp_cep *cep,
 	bool closed;
 	int ret;
 
-	s = rddp_stream_alloc(qp, p, &rddp_llp_mpa);
+	s = rddp_stream_alloc(qp, p, cep->sctp ? &rddp_llp_sctp : &rddp_llp_mpa);
 	if (!s)
 		return -ENOMEM;
+	s->sctp = cep->link;	/* SCTP: the link goes with the socket */
 	/*
 	 * RFC 6581 §9.1.1: the initiator's RTR goes first; the responder
 	 * sends nothing before it has received it.
@@ -579,9 +525,11 @@ static int rddp_cep_go_rts(struct rddp_cep *cep,
 	if (ret) {
 		cep->sock = sock;	/* still ours: closed by the caller */
 		rddp_cep_sock_attach(cep, sock);
+		s->sctp = NULL;
 		rddp_stream_free(s);
 		return ret;
 	}
+	cep->link = NULL;
 	rddp_cep_timer_stop(cep);
 	trace_rddp_cm_established(cep, qp->base.qp_num, cep->active, p);
 	rddp_stat_inc(cep->rdev, RDDP_STAT_CONN_ESTABLISHED);
@@ -682,19 +630,18 @@ static void rddp_cep_got_reply(struct rddp_cep *cep)
 
 /* ---- passive side ---- */
 
-static void rddp_cep_got_request(struct rddp_cep *cep)
+/* Either transport: the peer's request, to the listening cm_id. */
+void rddp_cep_got_request_event(struct rddp_cep *cep, const void *pd,
+				u16 pd_len, u16 ird, u16 ord)
 {
 	struct iw_cm_id *lid = cep->listen_id;
-	struct rddp_mpa_frame *r = &cep->peer;
 	struct iw_cm_event ev = {
 		.event = IW_CM_EVENT_CONNECT_REQUEST,
 		.provider_data = cep,
-		.private_data = (void *)r->pd,
-		.private_data_len = min_t(u16, r->pd_len, RDDP_EVENT_PD_MAX),
-		.ird = r->enhanced ? min_t(u16, r->ird, RDDP_MAX_IRD) :
-				     RDDP_MAX_IRD,
-		.ord = r->enhanced ? min_t(u16, r->ord, RDDP_MAX_ORD) :
-				     RDDP_MAX_ORD,
+		.private_data = (void *)pd,
+		.private_data_len = min_t(u16, pd_len, RDDP_EVENT_PD_MAX),
+		.ird = min_t(u16, ird, RDDP_MAX_IRD),
+		.ord = min_t(u16, ord, RDDP_MAX_ORD),
 	};
 
 	rddp_cep_addrs(cep, &ev, cep->sock);
@@ -705,6 +652,15 @@ static void rddp_cep_got_request(struct rddp_cep *cep)
 	cep->listen_id = NULL;
 	lid->event_handler(lid, &ev);
 	lid->rem_ref(lid);
+}
+
+static void rddp_cep_got_request(struct rddp_cep *cep)
+{
+	const struct rddp_mpa_frame *r = &cep->peer;
+
+	rddp_cep_got_request_event(cep, r->pd, r->pd_len,
+				   r->enhanced ? r->ird : RDDP_MAX_IRD,
+				   r->enhanced ? r->ord : RDDP_MAX_ORD);
 }
 
 /* The peer's address exists only in the socket: asked for when traced. */
@@ -720,6 +676,7 @@ static void rddp_cep_trace_request(struct rddp_cep *cep)
 static void rddp_cep_accept_one(struct rddp_cep *lcep, struct socket *sock)
 {
 	struct rddp_cep *cep;
+	int ret = 0;
 
 	if (!lcep->rdev) {
 		rddp_sock_release(sock);
@@ -732,13 +689,24 @@ static void rddp_cep_accept_one(struct rddp_cep *lcep, struct socket *sock)
 	}
 	/* Listener before child: the only place two endpoint locks nest. */
 	mutex_lock_nested(&cep->lock, SINGLE_DEPTH_NESTING);
-	tcp_sock_set_nodelay(sock->sk);
 	sock->sk->sk_sndtimeo = rddp_mpa_timeout();
 	cep->listen_id = lcep->listen_id;
 	cep->listen_id->add_ref(cep->listen_id);
-	rddp_mpa_frame_rx_init(&cep->mpa_rx, RDDP_MPA_REQUEST, 2);
 	cep->state = RDDP_CEP_AWAIT_REQUEST;
 	rddp_cep_sock_attach(cep, sock);
+	if (lcep->sctp) {
+		cep->sctp = true;
+		ret = rddp_sctp_cm_accept_one(cep);
+	} else {
+		tcp_sock_set_nodelay(sock->sk);
+		rddp_mpa_frame_rx_init(&cep->mpa_rx, RDDP_MPA_REQUEST, 2);
+	}
+	if (ret) {
+		rddp_cep_fail(cep, ret);
+		mutex_unlock(&cep->lock);
+		rddp_cep_put(cep);
+		return;
+	}
 	if (trace_rddp_cm_request_enabled())
 		rddp_cep_trace_request(cep);
 	rddp_cep_timer_start(cep, rddp_mpa_timeout());
@@ -771,6 +739,10 @@ static void rddp_cep_setup_event(struct rddp_cep *cep, unsigned long ev)
 	}
 	if (!cep->sock)
 		return;
+	if (cep->sctp) {
+		rddp_sctp_cm_setup_event(cep);
+		return;
+	}
 	sk = cep->sock->sk;
 	switch (cep->state) {
 	case RDDP_CEP_CONNECTING:
@@ -844,6 +816,50 @@ static void rddp_cep_work(struct work_struct *work)
 
 /* ---- iw_cm provider calls ---- */
 
+/*
+ * Start the TCP connection of an active endpoint: its socket bound to
+ * @laddr and connecting, the cm_id referenced. Caller holds cep->lock.
+ */
+static int rddp_cep_tcp_connect(struct rddp_cep *cep, struct iw_cm_id *id,
+				struct sockaddr_storage *laddr,
+				struct sockaddr_storage *raddr)
+{
+	struct socket *sock;
+	int ret;
+
+	ret = rddp_sock_create(cep, raddr->ss_family, &sock);
+	if (ret)
+		return ret;
+	rddp_sock_share_mapped_port(sock, id);
+	ret = kernel_bind(sock, (struct sockaddr *)laddr, rddp_addr_len(laddr));
+	if (ret == -EADDRINUSE) {
+		/* rdma_cm's port is taken in TCP's port space: any port. */
+		if (laddr->ss_family == AF_INET)
+			((struct sockaddr_in *)laddr)->sin_port = 0;
+		else
+			((struct sockaddr_in6 *)laddr)->sin6_port = 0;
+		ret = kernel_bind(sock, (struct sockaddr *)laddr,
+				  rddp_addr_len(laddr));
+	}
+	if (ret) {
+		sock_release(sock);
+		return ret;
+	}
+	rddp_cep_sock_attach(cep, sock);
+	id->add_ref(id);
+	cep->cm_id = id;
+	id->provider_data = cep;
+	cep->state = RDDP_CEP_CONNECTING;
+	ret = kernel_connect(sock, (struct sockaddr *)raddr,
+			     rddp_addr_len(raddr), O_NONBLOCK);
+	if (ret && ret != -EINPROGRESS) {
+		id->rem_ref(id);
+		cep->cm_id = NULL;
+		return ret;
+	}
+	return 0;
+}
+
 int rddp_iw_connect(struct iw_cm_id *id, struct iw_cm_conn_param *param)
 {
 	struct rddp_device *rdev = to_rddp_dev(id->device);
@@ -853,20 +869,15 @@ int rddp_iw_connect(struct iw_cm_id *id, struct iw_cm_conn_param *param)
 	struct rddp_settings set;
 	struct rddp_qp *qp;
 	struct rddp_cep *cep;
-	struct socket *sock;
 	int ret;
 
 	if (laddr.ss_family != raddr->ss_family ||
 	    (raddr->ss_family != AF_INET && raddr->ss_family != AF_INET6))
 		return -EAFNOSUPPORT;
 	rddp_settings_get(rdev, &set);
-	if (set.transport == RDDP_TRANSPORT_SCTP) {
-		/* issue 13: the SCTP CM (draft-ietf-rddp-sctp §3) is not written */
-		pr_info_ratelimited("rddp: %s: transport sctp: connection setup over SCTP is not implemented yet\n",
-				    dev_name(&rdev->ibdev.dev));
-		return -EOPNOTSUPP;
-	}
-	if (set.mpa_rev == 2)
+	if (set.transport == RDDP_TRANSPORT_SCTP)
+		pd_max = RDDP_SCTP_ULP_PD_MAX;	/* as over MPA (wire-sctp.md) */
+	else if (set.mpa_rev == 2)
 		pd_max -= RDDP_MPA_V2_DATA_LEN;
 	if (param->private_data_len > pd_max)
 		return -EINVAL;
@@ -893,37 +904,13 @@ int rddp_iw_connect(struct iw_cm_id *id, struct iw_cm_conn_param *param)
 	if (cep->pd_len)
 		memcpy(cep->pd, param->private_data, cep->pd_len);
 
-	ret = rddp_sock_create(cep, raddr->ss_family, &sock);
+	cep->sctp = set.transport == RDDP_TRANSPORT_SCTP;
+	if (cep->sctp)
+		ret = rddp_sctp_cm_connect(cep, id, &laddr, raddr);
+	else
+		ret = rddp_cep_tcp_connect(cep, id, &laddr, raddr);
 	if (ret)
 		goto err;
-	rddp_sock_share_mapped_port(sock, id);
-	ret = kernel_bind(sock, (struct sockaddr *)&laddr,
-			  rddp_addr_len(&laddr));
-	if (ret == -EADDRINUSE) {
-		/* rdma_cm's port is taken in TCP's port space: any port. */
-		if (laddr.ss_family == AF_INET)
-			((struct sockaddr_in *)&laddr)->sin_port = 0;
-		else
-			((struct sockaddr_in6 *)&laddr)->sin6_port = 0;
-		ret = kernel_bind(sock, (struct sockaddr *)&laddr,
-				  rddp_addr_len(&laddr));
-	}
-	if (ret) {
-		sock_release(sock);
-		goto err;
-	}
-	rddp_cep_sock_attach(cep, sock);
-	id->add_ref(id);
-	cep->cm_id = id;
-	id->provider_data = cep;
-	cep->state = RDDP_CEP_CONNECTING;
-	ret = kernel_connect(sock, (struct sockaddr *)raddr,
-			     rddp_addr_len(raddr), O_NONBLOCK);
-	if (ret && ret != -EINPROGRESS) {
-		id->rem_ref(id);
-		cep->cm_id = NULL;
-		goto err;
-	}
 	rddp_cep_timer_start(cep, rddp_mpa_timeout());
 	set_bit(RDDP_CEP_EV_SOCK, &cep->events);
 	rddp_cep_queue(cep);
@@ -939,33 +926,16 @@ err:
 	return ret;
 }
 
-int rddp_iw_accept(struct iw_cm_id *id, struct iw_cm_conn_param *param)
+/* The MPA Reply (RFC 5044 §7.1, RFC 6581), then RTS. Caller holds cep->lock. */
+static int rddp_cep_mpa_accept(struct rddp_cep *cep,
+			       struct iw_cm_conn_param *param)
 {
-	struct rddp_cep *cep = id->provider_data;
-	struct rddp_device *rdev = to_rddp_dev(id->device);
 	struct rddp_mpa_frame *r = &cep->peer;
 	struct rddp_stream_params p = { 0 };
 	struct rddp_mpa_frame f = { .type = RDDP_MPA_REPLY };
 	u16 pd_max = RDDP_MPA_PD_MAX;
-	struct rddp_qp *qp;
+	struct rddp_qp *qp = cep->qp;
 	int ret;
-
-	if (param->ord > RDDP_MAX_ORD || param->ird > RDDP_MAX_IRD)
-		return -EINVAL;
-	mutex_lock(&cep->lock);
-	if (cep->state != RDDP_CEP_AWAIT_ACCEPT) {
-		ret = -ECONNRESET;	/* the peer or the timeout ended it */
-		goto out;
-	}
-	trace_rddp_cm_accept(cep, param->qpn, param->ird, param->ord,
-			     param->private_data_len);
-	rddp_stat_inc(rdev, RDDP_STAT_CONN_ACCEPTS);
-	qp = rddp_qp_get_by_qpn(rdev, param->qpn);
-	if (!qp) {
-		ret = -EINVAL;
-		goto out;
-	}
-	cep->qp = qp;
 
 	/* RFC 6581: answer with the lower revision */
 	p.mpa_rev = min_t(u8, r->rev, cep->settings.mpa_rev);
@@ -1000,18 +970,45 @@ int rddp_iw_accept(struct iw_cm_id *id, struct iw_cm_conn_param *param)
 			f.rtr = p.rtr;
 		}
 	}
-	if (param->private_data_len > pd_max) {
-		ret = -EINVAL;
-		goto err_qp;
-	}
+	if (param->private_data_len > pd_max)
+		return -EINVAL;
 	f.pd = param->private_data;
 	f.pd_len = param->private_data_len;
 	ret = rddp_cep_send_frame(cep, &f);
 	if (ret)
-		goto err_qp;
+		return ret;
 	qp->ird = p.ird;
 	qp->ord = p.ord;
-	ret = rddp_cep_go_rts(cep, &p);
+	return rddp_cep_go_rts(cep, &p);
+}
+
+int rddp_iw_accept(struct iw_cm_id *id, struct iw_cm_conn_param *param)
+{
+	struct rddp_cep *cep = id->provider_data;
+	struct rddp_device *rdev = to_rddp_dev(id->device);
+	struct rddp_qp *qp;
+	int ret;
+
+	if (param->ord > RDDP_MAX_ORD || param->ird > RDDP_MAX_IRD)
+		return -EINVAL;
+	mutex_lock(&cep->lock);
+	if (cep->state != RDDP_CEP_AWAIT_ACCEPT) {
+		ret = -ECONNRESET;	/* the peer or the timeout ended it */
+		goto out;
+	}
+	trace_rddp_cm_accept(cep, param->qpn, param->ird, param->ord,
+			     param->private_data_len);
+	rddp_stat_inc(rdev, RDDP_STAT_CONN_ACCEPTS);
+	qp = rddp_qp_get_by_qpn(rdev, param->qpn);
+	if (!qp) {
+		ret = -EINVAL;
+		goto out;
+	}
+	cep->qp = qp;
+	if (cep->sctp)
+		ret = rddp_sctp_cm_accept(cep, param);
+	else
+		ret = rddp_cep_mpa_accept(cep, param);
 	if (ret)
 		goto err_qp;
 	id->add_ref(id);
@@ -1047,7 +1044,10 @@ int rddp_iw_reject(struct iw_cm_id *id, const void *pdata, u8 pd_len)
 		f.rev = min_t(u8, cep->peer.rev, cep->settings.mpa_rev);
 		trace_rddp_cm_reject(cep, pd_len);
 		rddp_stat_inc(cep->rdev, RDDP_STAT_CONN_REJECTS);
-		ret = rddp_cep_send_frame(cep, &f);
+		if (cep->sctp)
+			ret = rddp_sctp_cm_reject(cep);
+		else
+			ret = rddp_cep_send_frame(cep, &f);
 		rddp_cep_fail(cep, 0);
 	} else {
 		ret = -ECONNRESET;
@@ -1061,7 +1061,7 @@ int rddp_iw_reject(struct iw_cm_id *id, const void *pdata, u8 pd_len)
 
 static int rddp_listen_one(struct rddp_device *rdev, struct rddp_listen *l,
 			   struct iw_cm_id *id, struct sockaddr_storage *addr,
-			   int backlog)
+			   int backlog, bool sctp)
 {
 	struct rddp_cep *cep;
 	struct socket *sock;
@@ -1070,12 +1070,17 @@ static int rddp_listen_one(struct rddp_device *rdev, struct rddp_listen *l,
 	cep = rddp_cep_alloc(rdev);
 	if (!cep)
 		return -ENOMEM;
-	ret = rddp_sock_create(cep, addr->ss_family, &sock);
+	if (sctp)
+		ret = rddp_sctp_sock_create(dev_net(rdev->netdev),
+					    addr->ss_family, &sock);
+	else
+		ret = rddp_sock_create(cep, addr->ss_family, &sock);
 	if (ret)
 		goto err;
 	if (addr->ss_family == AF_INET6 && id->afonly)
 		ip6_sock_set_v6only(sock->sk);
-	rddp_sock_share_mapped_port(sock, id);
+	if (!sctp)
+		rddp_sock_share_mapped_port(sock, id);
 	ret = kernel_bind(sock, (struct sockaddr *)addr, rddp_addr_len(addr));
 	if (!ret)
 		ret = kernel_listen(sock, backlog);
@@ -1086,6 +1091,7 @@ static int rddp_listen_one(struct rddp_device *rdev, struct rddp_listen *l,
 	mutex_lock(&cep->lock);
 	id->add_ref(id);
 	cep->listen_id = id;
+	cep->sctp = sctp;
 	cep->state = RDDP_CEP_LISTEN;
 	rddp_cep_sock_attach(cep, sock);
 	trace_rddp_cm_listen(cep, addr);
@@ -1097,6 +1103,27 @@ err:
 	rddp_cep_unlist(cep);
 	rddp_cep_put(cep);
 	return ret;
+}
+
+/*
+ * Listen on @addr with TCP (MPA) and SCTP (draft-ietf-rddp-sctp-00): the
+ * two port spaces are separate, so the active side's transport decides
+ * which one a connection takes. SCTP's listener is best effort: without
+ * SCTP in the kernel (sock_create loads sctp.ko if it can), or with the
+ * port taken in SCTP's space, the cm_id listens on TCP alone.
+ */
+static int rddp_listen_addr(struct rddp_device *rdev, struct rddp_listen *l,
+			    struct iw_cm_id *id, struct sockaddr_storage *addr,
+			    int backlog)
+{
+	int ret = rddp_listen_one(rdev, l, id, addr, backlog, false);
+
+	if (ret)
+		return ret;
+	ret = rddp_listen_one(rdev, l, id, addr, backlog, true);
+	if (ret)
+		pr_debug("rddp: no SCTP listener beside TCP's: %d\n", ret);
+	return 0;
 }
 
 static void rddp_listen_close(struct rddp_listen *l)
@@ -1148,7 +1175,7 @@ static int rddp_listen_any4(struct rddp_device *rdev, struct rddp_listen *l,
 		sin->sin_family = AF_INET;
 		sin->sin_port = port;
 		sin->sin_addr.s_addr = addrs[i];
-		ret = rddp_listen_one(rdev, l, id, &a, backlog);
+		ret = rddp_listen_addr(rdev, l, id, &a, backlog);
 	}
 	return ret ? ret : cnt ? 0 : -EADDRNOTAVAIL;
 }
@@ -1185,7 +1212,7 @@ static int rddp_listen_any6(struct rddp_device *rdev, struct rddp_listen *l,
 		sin6->sin6_addr = addrs[i];
 		if (ipv6_addr_type(&addrs[i]) & IPV6_ADDR_LINKLOCAL)
 			sin6->sin6_scope_id = rdev->netdev->ifindex;
-		ret = rddp_listen_one(rdev, l, id, &a, backlog);
+		ret = rddp_listen_addr(rdev, l, id, &a, backlog);
 	}
 	return ret ? ret : cnt ? 0 : -EAFNOSUPPORT;
 }
@@ -1217,7 +1244,7 @@ int rddp_iw_create_listen(struct iw_cm_id *id, int backlog)
 	else if (la->ss_family == AF_INET6 && ipv6_addr_any(&sin6->sin6_addr))
 		ret = rddp_listen_any6(rdev, l, id, sin6->sin6_port, backlog);
 	else
-		ret = rddp_listen_one(rdev, l, id, la, backlog);
+		ret = rddp_listen_addr(rdev, l, id, la, backlog);
 	if (ret) {
 		rddp_listen_close(l);
 		return ret;

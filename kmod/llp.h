@@ -11,8 +11,9 @@
  *  - llp_mpa.c: MPA FPDUs (RFC 5044 §4: markers, pad, CRC32c) over a
  *    kernel TCP socket; RX in sk_data_ready through tcp_read_sock();
  *    zero-copy TX with sendpage.
- *  - (issue 13) the SCTP adaptation, draft-ietf-rddp-sctp §3: one DATA
- *    chunk per DDP segment, PPID 1, U=1, DDP-SSN order.
+ *  - llp_sctp.c: the SCTP adaptation, draft-ietf-rddp-sctp-00: one DATA
+ *    chunk per DDP segment, PPID 1, U=1, delivered in DDP-SSN order;
+ *    RX in a work item through kernel_recvmsg(); no zero copy.
  *
  * Contexts and locks. The engines call the table with their own context's
  * lock held, as stream.h sets out:
@@ -101,5 +102,7 @@ struct rddp_llp_ops {
 
 /* MPA over TCP (RFC 5044), llp_mpa.c. */
 extern const struct rddp_llp_ops rddp_llp_mpa;
+/* DDP over SCTP (draft-ietf-rddp-sctp-00), llp_sctp.c. */
+extern const struct rddp_llp_ops rddp_llp_sctp;
 
 #endif /* RDDP_LLP_H */

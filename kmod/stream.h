@@ -193,6 +193,8 @@ struct rddp_stream_params {
  * @cep: the connection endpoint, referenced; for error reports to the CM
  * @llp: the lower-layer protocol's operations (llp.h)
  * @sock: the connection's socket, the LLP's from start until close
+ * @sctp: llp_sctp.c: the DDP Stream on the association (sctp_link.h), the
+ *	stream's with @sock; NULL over MPA
  * @p: the parameters negotiated at connection setup
  * @stopped: rddp_stream_stop() ran; written under qp->state_lock
  * @rcu: rddp_stream_free() frees after a grace period
@@ -301,6 +303,7 @@ struct rddp_stream {
 	struct rddp_cep *cep;
 	const struct rddp_llp_ops *llp;
 	struct socket *sock;
+	struct rddp_sctp_link *sctp;
 	struct rddp_stream_params p;
 	bool stopped;
 	struct rcu_head rcu;

@@ -1,0 +1,115 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What cm.c (the iw_cm calls, endpoints, MPA over TCP) and cm_sctp.c (DDP
+ * Stream Sessions over SCTP, draft-ietf-rddp-sctp-00 §3) share: the
+ * connection endpoint and the helpers both transports set up connections
+ * with. The locking and lifetime rules are cm.c's (its header comment).
+ */
+#ifndef RDDP_CM_PRIV_H
+#define RDDP_CM_PRIV_H
+
+#include <linux/kref.h>
+#include <linux/mutex.h>
+#include <linux/workqueue.h>
+#include <net/sock.h>
+#include <rddp/mpa_frame.h>
+#include <rddp/sctp.h>
+
+#include "cm.h"
+#include "rddp.h"
+#include "stream.h"
+
+struct rddp_sctp_link;
+
+/* Bound on the ULP's answer (accept/reject) to a connection request. */
+#define RDDP_ACCEPT_TIMEOUT	(60 * HZ)
+/* iw_cm_event.private_data_len is a u8. */
+#define RDDP_EVENT_PD_MAX	255
+
+enum rddp_cep_state {
+	RDDP_CEP_IDLE,
+	RDDP_CEP_LISTEN,
+	RDDP_CEP_CONNECTING,		/* active: TCP handshake */
+	RDDP_CEP_AWAIT_REPLY,		/* active: MPA Request sent */
+	RDDP_CEP_AWAIT_REQUEST,		/* passive: reading the MPA Request */
+	RDDP_CEP_AWAIT_ACCEPT,		/* passive: CONNECT_REQUEST delivered */
+	RDDP_CEP_CONNECTED,		/* the QP's stream owns the socket */
+	RDDP_CEP_CLOSED,
+	RDDP_CEP_STATE_MAX
+};
+
+/* Internal event bits, after the public enum rddp_cep_event. */
+enum {
+	RDDP_CEP_EV_SOCK = 8,		/* socket readable or state changed */
+	RDDP_CEP_EV_TIMEOUT,
+};
+
+struct rddp_cep {
+	struct kref ref;
+	struct rddp_device *rdev;	/* NULL once off rdev->cep_list */
+	struct list_head dev_entry;
+	struct list_head listen_entry;	/* in struct rddp_listen */
+	struct mutex lock;		/* see above */
+	enum rddp_cep_state state;
+	bool active;
+	bool peer_closed;		/* report DISCONNECT before CLOSE */
+	struct socket *sock;		/* until closed or handed over */
+	/* the connection's addresses, taken before the hand-over */
+	struct sockaddr_storage laddr, raddr;
+	struct iw_cm_id *cm_id;
+	struct iw_cm_id *listen_id;	/* passive, until CONNECT_REQUEST */
+	struct rddp_qp *qp;
+	unsigned long events;
+	struct work_struct work;
+	struct delayed_work timer;
+
+	/* MPA setup */
+	struct rddp_mpa_frame_rx mpa_rx;
+	struct rddp_mpa_frame peer;	/* peer.pd points into mpa_rx.buf */
+	struct rddp_settings settings;	/* the device's, at creation */
+	u16 ird, ord;			/* what the ULP asked for */
+	u16 pd_len;
+	/* active: our private data; passive over SCTP: the Initiate's */
+	u8 pd[RDDP_MPA_PD_MAX];
+
+	void (*saved_data_ready)(struct sock *sk);
+	void (*saved_state_change)(struct sock *sk);
+
+	/* DDP over SCTP (cm_sctp.c): the socket is SCTP's, setup is §3's */
+	bool sctp;
+	bool comm_up;			/* SCTP_COMM_UP seen */
+	bool peer_ali;			/* the peer indicated DDP+RDMA (§4.1) */
+	struct rddp_sctp_link *link;	/* until handed to the stream */
+	struct rddp_sctp_conn peer_conn; /* the Initiate's or Accept's IRD/ORD */
+};
+
+/* The sockets of one listening iw_cm_id (cm_id->provider_data). */
+struct rddp_listen {
+	struct list_head ceps;
+};
+
+/* cm.c: shared by both transports; the caller holds cep->lock where noted */
+struct rddp_cep *rddp_cep_alloc(struct rddp_device *rdev);
+void rddp_cep_queue(struct rddp_cep *cep);
+void rddp_cep_timer_start(struct rddp_cep *cep, unsigned long delay);
+void rddp_cep_sock_attach(struct rddp_cep *cep, struct socket *sock);
+struct socket *rddp_cep_sock_detach(struct rddp_cep *cep);
+int rddp_addr_len(const struct sockaddr_storage *a);
+void rddp_cep_deliver(struct rddp_cep *cep, struct iw_cm_id *id,
+		      enum iw_cm_event_type type, int status,
+		      const void *pd, u16 pd_len, struct socket *sock);
+void rddp_cep_fail(struct rddp_cep *cep, int status);
+void rddp_cep_got_request_event(struct rddp_cep *cep, const void *pd,
+				u16 pd_len, u16 ird, u16 ord);
+int rddp_cep_go_rts(struct rddp_cep *cep, const struct rddp_stream_params *p);
+
+/* cm_sctp.c */
+int rddp_sctp_cm_connect(struct rddp_cep *cep, struct iw_cm_id *id,
+			 struct sockaddr_storage *laddr,
+			 struct sockaddr_storage *raddr);
+void rddp_sctp_cm_setup_event(struct rddp_cep *cep);
+int rddp_sctp_cm_accept(struct rddp_cep *cep, struct iw_cm_conn_param *param);
+int rddp_sctp_cm_reject(struct rddp_cep *cep);
+int rddp_sctp_cm_accept_one(struct rddp_cep *cep);
+
+#endif /* RDDP_CM_PRIV_H */

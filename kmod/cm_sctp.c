@@ -1,0 +1,370 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Connection setup over SCTP (draft-ietf-rddp-sctp-00, "SCTP RDMA/DDP
+ * Adaptation"; Documentation/wire-sctp.md): iw_cm's calls mapped onto a
+ * DDP Stream Session (§3) on a one-to-one SCTP association, with the
+ * endpoint, timer and hand-over of cm.c.
+ *
+ * Active side:  iw_connect -> SCTP INIT with our Adaptation Layer
+ *               Indication (DDP+RDMA, §4.1) -> COMM_UP and the peer's
+ *               indication -> Initiate (DDP-SSN 1: IRD/ORD prefix and the
+ *               ULP's private data) -> Accept: QP to RTS, CONNECT_REPLY;
+ *               or Terminate: CONNECT_REPLY -ECONNREFUSED (§3.4).
+ * Passive side: listener accepts the association -> the peer's indication
+ *               -> Initiate -> CONNECT_REQUEST -> iw_accept: Accept, QP to
+ *               RTS, ESTABLISHED; or iw_reject: Terminate (no private
+ *               data: the draft's Terminate carries none), SHUTDOWN.
+ *
+ * What rddp refuses, each with a log line naming the section, the
+ * association aborted and the attempt counted as a failure:
+ *  - an association whose peer did not indicate DDP+RDMA (§4.1, §8.1):
+ *    without the indication, or DDP alone (rddp needs RDMAP);
+ *  - a Negotiate (§3.3): rddp has nothing to negotiate before Initiate;
+ *  - active/active setup (§3.5), the peer's Initiate after ours: iw_cm
+ *    has one active and one passive side per connection;
+ *  - a DDP Segment before the session is accepted (§3.6), or any message
+ *    out of §3's sequences (§3.1).
+ * The active side learns these as CONNECT_REPLY -ECONNREFUSED.
+ *
+ * Chunks are unordered (§7): one of the peer's later chunks may come
+ * before its Initiate or Accept. The link's window (sctp_link.h) holds it
+ * and the QP's stream receives it, in DDP-SSN order, once at RTS.
+ */
+#include <linux/sctp.h>
+#include <linux/slab.h>
+#include <net/sock.h>
+
+#include "cm_priv.h"
+#include "sctp_link.h"
+
+/* The peer's IRD/ORD prefix and ULP private data (wire-sctp.md). */
+#define RDDP_SCTP_CONN_PD_MAX	(RDDP_SCTP_IRD_ORD_LEN + RDDP_SCTP_ULP_PD_MAX)
+
+/* Why a setup is refused, for the log (draft-ietf-rddp-sctp-00's sections). */
+static const char rddp_sctp_why_no_ali[] =
+	"the peer did not indicate DDP+RDMA adaptation (draft-ietf-rddp-sctp §4.1)";
+static const char rddp_sctp_why_negotiate[] =
+	"Negotiate is not supported (draft-ietf-rddp-sctp §3.3)";
+static const char rddp_sctp_why_active_active[] =
+	"active/active setup is not supported (draft-ietf-rddp-sctp §3.5)";
+static const char rddp_sctp_why_early[] =
+	"a message before the session is accepted (draft-ietf-rddp-sctp §3.6)";
+
+static int rddp_sctp_cm_refuse(struct rddp_cep *cep, const char *why)
+{
+	/* The peer writes this line: rate-limited. */
+	pr_info_ratelimited("rddp: SCTP %s refused: %s\n",
+			    cep->active ? "connection" : "association", why);
+	return -ECONNREFUSED;
+}
+
+/* ---- active side ---- */
+
+int rddp_sctp_cm_connect(struct rddp_cep *cep, struct iw_cm_id *id,
+			 struct sockaddr_storage *laddr,
+			 struct sockaddr_storage *raddr)
+{
+	struct socket *sock;
+	int ret;
+
+	cep->link = rddp_sctp_link_alloc();
+	if (!cep->link)
+		return -ENOMEM;
+	ret = rddp_sctp_sock_create(dev_net(cep->rdev->netdev),
+				    raddr->ss_family, &sock);
+	if (ret)
+		return ret;
+	sock->sk->sk_sndtimeo = rddp_mpa_timeout();
+	ret = kernel_bind(sock, (struct sockaddr *)laddr, rddp_addr_len(laddr));
+	if (ret == -EADDRINUSE) {
+		/* rdma_cm's port is taken in SCTP's port space: any port. */
+		if (laddr->ss_family == AF_INET)
+			((struct sockaddr_in *)laddr)->sin_port = 0;
+		else
+			((struct sockaddr_in6 *)laddr)->sin6_port = 0;
+		ret = kernel_bind(sock, (struct sockaddr *)laddr,
+				  rddp_addr_len(laddr));
+	}
+	if (ret) {
+		sock_release(sock);
+		return ret;
+	}
+	rddp_cep_sock_attach(cep, sock);
+	cep->link->sock = sock;
+	id->add_ref(id);
+	cep->cm_id = id;
+	id->provider_data = cep;
+	cep->state = RDDP_CEP_CONNECTING;
+	ret = kernel_connect(sock, (struct sockaddr *)raddr,
+			     rddp_addr_len(raddr), O_NONBLOCK);
+	if (ret && ret != -EINPROGRESS) {
+		id->rem_ref(id);
+		cep->cm_id = NULL;
+		return ret;
+	}
+	return 0;
+}
+
+/* §3.2: the Initiate, DDP-SSN 1, with IRD/ORD and the ULP's private data. */
+static int rddp_sctp_cm_initiate(struct rddp_cep *cep)
+{
+	u8 *buf = kmalloc(RDDP_SCTP_CONN_PD_MAX, GFP_KERNEL);
+	int len, ret;
+
+	if (!buf)
+		return -ENOMEM;
+	len = rddp_sctp_conn_build(cep->ird, cep->ord, cep->pd, cep->pd_len,
+				   buf, RDDP_SCTP_CONN_PD_MAX);
+	ret = len < 0 ? -EINVAL :
+	      rddp_sctp_send_ctrl(cep->link, RDDP_SCTP_FC_INITIATE, buf, len,
+				  true);
+	kfree(buf);
+	if (!ret)
+		cep->state = RDDP_CEP_AWAIT_REPLY;
+	return ret;
+}
+
+/* §3.2: the Accept; RFC 6581 §9.1.1's rules for IRD and ORD. */
+static int rddp_sctp_cm_got_accept(struct rddp_cep *cep,
+				   const struct rddp_sctp_conn *conn)
+{
+	struct rddp_stream_params p = { 0 };
+	struct iw_cm_id *id = cep->cm_id;
+	u16 pd_len = conn->ulp_len;
+	int ret;
+
+	p.tx_batch = cep->settings.tx_batch;
+	p.peer_timeout_ms = cep->settings.peer_timeout_ms;
+	p.ord = clamp_t(u16, min_t(u16, cep->ord, conn->ird), 1, RDDP_MAX_ORD);
+	p.ird = clamp_t(u16, max_t(u16, cep->ird, conn->ord), 1, RDDP_MAX_IRD);
+	/* The link is the stream's from RTS on: keep the data first. */
+	if (pd_len)
+		memcpy(cep->pd, conn->ulp, pd_len);
+	ret = rddp_cep_go_rts(cep, &p);
+	if (ret)
+		return ret;
+	rddp_cep_deliver(cep, id, IW_CM_EVENT_CONNECT_REPLY, 0, cep->pd,
+			 pd_len, NULL);
+	return 1;
+}
+
+/* §3.4: the peer's Terminate answers our Initiate: rejected. */
+static int rddp_sctp_cm_rejected(struct rddp_cep *cep)
+{
+	struct iw_cm_id *id = cep->cm_id;
+
+	rddp_cep_deliver(cep, id, IW_CM_EVENT_CONNECT_REPLY, -ECONNREFUSED,
+			 NULL, 0, cep->sock);
+	id->rem_ref(id);
+	cep->cm_id = NULL;
+	rddp_cep_fail(cep, 0);
+	return 1;
+}
+
+/* ---- passive side ---- */
+
+int rddp_sctp_cm_accept_one(struct rddp_cep *cep)
+{
+	cep->link = rddp_sctp_link_alloc();
+	if (!cep->link)
+		return -ENOMEM;
+	cep->link->sock = cep->sock;
+	/* the listener's settings are the association's; ours, to be sure */
+	return rddp_sctp_sock_setup(cep->sock);
+}
+
+/* §3.2: the peer's Initiate: a connection request for the ULP. */
+static int rddp_sctp_cm_got_initiate(struct rddp_cep *cep,
+				     const struct rddp_sctp_conn *conn)
+{
+	cep->peer_conn = *conn;
+	cep->pd_len = conn->ulp_len;
+	if (cep->pd_len)
+		memcpy(cep->pd, conn->ulp, cep->pd_len);
+	cep->peer_conn.ulp = cep->pd;
+	rddp_cep_got_request_event(cep, cep->pd, cep->pd_len, conn->ird,
+				   conn->ord);
+	return 1;
+}
+
+int rddp_sctp_cm_accept(struct rddp_cep *cep, struct iw_cm_conn_param *param)
+{
+	struct rddp_stream_params p = { 0 };
+	struct rddp_qp *qp = cep->qp;
+	int len, ret;
+	u8 *buf;
+
+	if (param->private_data_len > RDDP_SCTP_ULP_PD_MAX)
+		return -EINVAL;
+	p.tx_batch = cep->settings.tx_batch;
+	p.peer_timeout_ms = cep->settings.peer_timeout_ms;
+	p.ird = clamp_t(u16, param->ird, 1, RDDP_MAX_IRD);
+	/* RFC 6581 §9.1.1: our ORD within the initiator's IRD */
+	p.ord = clamp_t(u16, min_t(u16, param->ord, cep->peer_conn.ird), 1,
+			RDDP_MAX_ORD);
+	buf = kmalloc(RDDP_SCTP_CONN_PD_MAX, GFP_KERNEL);
+	if (!buf)
+		return -ENOMEM;
+	len = rddp_sctp_conn_build(p.ird, p.ord, param->private_data,
+				   param->private_data_len, buf,
+				   RDDP_SCTP_CONN_PD_MAX);
+	ret = len < 0 ? -EINVAL :
+	      rddp_sctp_send_ctrl(cep->link, RDDP_SCTP_FC_ACCEPT, buf, len,
+				  true);
+	kfree(buf);
+	if (ret)
+		return ret;
+	qp->ird = p.ird;
+	qp->ord = p.ord;
+	return rddp_cep_go_rts(cep, &p);
+}
+
+/* §3.4: a Terminate answers the Initiate; the ULP's data cannot go with it. */
+int rddp_sctp_cm_reject(struct rddp_cep *cep)
+{
+	int ret;
+
+	ret = rddp_sctp_send_ctrl(cep->link, RDDP_SCTP_FC_TERMINATE, NULL, 0,
+				  true);
+	rddp_sctp_drop_unread(cep->link);	/* so that close is graceful */
+	return ret;
+}
+
+/* ---- reading the association during setup ---- */
+
+/* Initiate or Accept: the IRD/ORD prefix, then what the state expects. */
+static int rddp_sctp_cm_conn(struct rddp_cep *cep,
+			     const struct rddp_sctp_chunk *c)
+{
+	struct rddp_sctp_conn conn;
+	enum rddp_sctp_err err;
+
+	err = rddp_sctp_conn_parse(c->pd, c->pd_len, &conn);
+	if (err != RDDP_SCTP_OK)
+		return rddp_sctp_cm_refuse(cep, rddp_sctp_err_names[err]);
+	if (c->msg == RDDP_SCTP_FC_INITIATE) {
+		if (cep->active)	/* §3.5 */
+			return rddp_sctp_cm_refuse(cep, rddp_sctp_why_active_active);
+		return rddp_sctp_cm_got_initiate(cep, &conn);
+	}
+	return rddp_sctp_cm_got_accept(cep, &conn);
+}
+
+/* One of the peer's messages during setup, in DDP-SSN order. */
+static int rddp_sctp_cm_deliver(void *ctx, const struct rddp_sctp_chunk *c)
+{
+	struct rddp_cep *cep = ctx;
+	enum rddp_sctp_err err;
+
+	if (c->msg == RDDP_SCTP_FC_NEGOTIATE)
+		return rddp_sctp_cm_refuse(cep, rddp_sctp_why_negotiate);
+	if (c->msg == RDDP_SCTP_MSG_SEGMENT || cep->state == RDDP_CEP_AWAIT_ACCEPT) {
+		if (c->msg == RDDP_SCTP_FC_TERMINATE)
+			return -ECONNRESET;	/* §3.4: the peer withdrew */
+		return rddp_sctp_cm_refuse(cep, rddp_sctp_why_early);
+	}
+	err = rddp_sctp_sess_rx(&cep->link->sess, c->msg);
+	if (err != RDDP_SCTP_OK)
+		return rddp_sctp_cm_refuse(cep, rddp_sctp_err_names[err]);
+	if (c->msg == RDDP_SCTP_FC_TERMINATE)
+		return rddp_sctp_cm_rejected(cep);
+	return rddp_sctp_cm_conn(cep, c);
+}
+
+static int rddp_sctp_cm_no_ali(struct rddp_cep *cep)
+{
+	return rddp_sctp_cm_refuse(cep, rddp_sctp_why_no_ali);
+}
+
+/* A notification: the association's start, the peer's indication, its end. */
+static int rddp_sctp_cm_notification(struct rddp_cep *cep, const u8 *buf,
+				     u32 len)
+{
+	const union sctp_notification *n = (const void *)buf;
+	u32 ind;
+
+	if (len < sizeof(n->sn_header))
+		return 0;
+	switch (n->sn_header.sn_type) {
+	case SCTP_ASSOC_CHANGE:
+		if (len < sizeof(n->sn_assoc_change))
+			return 0;
+		if (n->sn_assoc_change.sac_state == SCTP_COMM_UP) {
+			cep->comm_up = true;
+			return 0;
+		}
+		/* CANT_STR_ASSOC, COMM_LOST, SHUTDOWN_COMP, RESTART */
+		return cep->comm_up ? -ECONNRESET : -ECONNREFUSED;
+	case SCTP_ADAPTATION_INDICATION:
+		if (len < sizeof(n->sn_adaptation_event))
+			return 0;
+		ind = n->sn_adaptation_event.sai_adaptation_ind;
+		cep->peer_ali = rddp_sctp_ali_mode(RDDP_SCTP_ALI_DDP_RDMA, ind) ==
+				RDDP_SCTP_MODE_DDP_RDMA;
+		return cep->peer_ali ? 0 : rddp_sctp_cm_no_ali(cep);
+	case SCTP_SHUTDOWN_EVENT:
+		return -ECONNRESET;
+	default:
+		return 0;
+	}
+}
+
+/*
+ * Nothing more to read. SCTP queues COMM_UP and the peer's indication
+ * together, under the socket lock, before anything else: once COMM_UP is
+ * read with no indication after it, there is none (§4.1).
+ */
+static int rddp_sctp_cm_idle(struct rddp_cep *cep)
+{
+	if (!cep->comm_up)
+		return 0;	/* still setting up the association */
+	if (!cep->peer_ali)
+		return rddp_sctp_cm_no_ali(cep);
+	if (cep->state == RDDP_CEP_CONNECTING)
+		return rddp_sctp_cm_initiate(cep);
+	return 0;
+}
+
+/* One message; 1 when setup ended or handed the socket over. */
+static int rddp_sctp_cm_read_one(struct rddp_cep *cep)
+{
+	struct rddp_sctp_link *l = cep->link;
+	int flags = 0, n, ret;
+	u32 ppid;
+
+	n = rddp_sctp_recv(l, &ppid, &flags);
+	if (n == -EAGAIN) {
+		ret = rddp_sctp_cm_idle(cep);
+		return ret ? ret : 1;
+	}
+	if (n < 0)
+		return n;
+	if (n == 0)
+		return -ECONNRESET;
+	if (flags & MSG_NOTIFICATION)
+		return rddp_sctp_cm_notification(cep, l->buf, n);
+	if (!cep->peer_ali)
+		return rddp_sctp_cm_no_ali(cep);
+	if (!(flags & MSG_EOR))
+		return rddp_sctp_cm_refuse(cep, rddp_sctp_err_names[RDDP_SCTP_ERR_TOO_LONG]);
+	ret = rddp_sctp_rx_chunk(l, ppid, n, rddp_sctp_cm_deliver, cep);
+	if (ret == -EPROTO && l->err < RDDP_SCTP_ERR_MAX)
+		/* a malformed chunk or an impossible DDP-SSN */
+		return rddp_sctp_cm_refuse(cep, rddp_sctp_err_names[l->err]);
+	return ret;
+}
+
+/*
+ * The CM work's socket event during setup (cm.c). Caller holds cep->lock.
+ * Reads until the socket is empty or setup moves on: after the hand-over
+ * to the QP (RTS) or a failure, nothing here touches the socket or link.
+ */
+void rddp_sctp_cm_setup_event(struct rddp_cep *cep)
+{
+	int ret = 0;
+
+	while (!ret)
+		ret = rddp_sctp_cm_read_one(cep);
+	if (ret < 0)
+		rddp_cep_fail(cep, ret);
+}

@@ -1,0 +1,674 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The SCTP LLP (llp.h): DDP segments as SCTP DATA chunks on a one-to-one
+ * kernel SCTP socket, draft-ietf-rddp-sctp-00 ("SCTP RDMA/DDP Adaptation",
+ * Documentation/wire-sctp.md). Each DDP segment is one chunk (§2.2.2):
+ * unordered (§7), PPID 1, the 2-octet DDP-SSN then the RFC 5041 segment;
+ * SCTP delimits it and its CRC32c covers it, so there is no MPA framing,
+ * marker, pad or CRC. SCTP fragmentation is off (§6): a segment fits the
+ * association's fragmentation point, which sets MULPDU.
+ *
+ * TX writes one chunk per segment without blocking: SCTP takes a message
+ * whole or not at all, so a full send buffer (-EAGAIN) parks the engine
+ * until SCTP frees room, which it signals only on the socket's wait queue
+ * (EPOLLOUT), not through sk_write_space: the link's wait entry kicks TX.
+ * No zero copy: SCTP copies a message into its chunks' buffers.
+ *
+ * RX: sk_data_ready runs in softirq under the socket's spinlock, where
+ * SCTP's messages cannot be read, so it queues the link's receive work,
+ * which reads whole messages with kernel_recvmsg(). Chunks come in any
+ * order (U=1); the window (sctp_link.h) holds early ones and delivers in
+ * DDP-SSN order to the DDP/RDMAP RX callbacks (rddp_ddp_rx_ops), which the
+ * work calls with bottom halves off, as MPA's softirq does. A work item
+ * never runs twice at once, which serialises RX (llp.h).
+ *
+ * The connection's end: the peer's session Terminate (§3.4), SCTP's
+ * SHUTDOWN or the association's loss (ABORT, COMM_LOST: SCTP's own
+ * heartbeats and retransmission limits bound a vanished peer) are reported
+ * as the peer's close. Our close sends the session Terminate (§8.3, after
+ * an RFC 5040 Terminate if there was an error), then SCTP's SHUTDOWN; an
+ * abortive close sends ABORT.
+ */
+#include <linux/net.h>
+#include <linux/sctp.h>
+#include <linux/slab.h>
+#include <linux/socket.h>
+#include <linux/uio.h>
+#include <asm/unaligned.h>
+#include <net/sctp/sctp.h>
+#include <net/sock.h>
+
+#include "cm.h"
+#include "llp.h"
+#include "rddp.h"
+#include "sctp_link.h"
+#include "stream.h"
+
+/* A chunk held until its DDP-SSN's turn. */
+struct rddp_sctp_held {
+	struct list_head entry;
+	u16 ssn;
+	u32 ppid;
+	u32 len;
+	u8 data[];
+};
+
+/* Chunks one run of the receive work reads before it yields. */
+#define RDDP_SCTP_RX_BUDGET	64
+
+/* ---- the link ---- */
+
+struct rddp_sctp_link *rddp_sctp_link_alloc(void)
+{
+	struct rddp_sctp_link *l = kzalloc(sizeof(*l), GFP_KERNEL);
+
+	if (!l)
+		return NULL;
+	l->buf = kvmalloc(RDDP_SCTP_PAYLOAD_MAX, GFP_KERNEL);
+	if (!l->buf) {
+		kfree(l);
+		return NULL;
+	}
+	l->tx_ssn = RDDP_SCTP_SSN_FIRST;
+	rddp_sctp_ssn_rx_init(&l->rx);
+	rddp_sctp_sess_init(&l->sess);
+	INIT_LIST_HEAD(&l->held);
+	return l;
+}
+
+void rddp_sctp_link_free(struct rddp_sctp_link *l)
+{
+	struct rddp_sctp_held *h, *n;
+
+	if (!l)
+		return;
+	list_for_each_entry_safe(h, n, &l->held, entry)
+		kfree(h);
+	kvfree(l->buf);
+	kfree(l);
+}
+
+/* ---- sockets ---- */
+
+static int rddp_sctp_setopt(struct socket *sock, int opt, const void *val,
+			    unsigned int len)
+{
+	return sock->ops->setsockopt(sock, SOL_SCTP, opt,
+				     KERNEL_SOCKPTR((void *)val), len);
+}
+
+int rddp_sctp_sock_setup(struct socket *sock)
+{
+	/* §4.1, §8.1: we speak DDP and RDMAP */
+	struct sctp_setadaptation ali = {
+		.ssb_adaptation_ind = RDDP_SCTP_ALI_DDP_RDMA,
+	};
+	/* the peer's indication, the association's start and end */
+	struct sctp_event_subscribe ev = {
+		.sctp_association_event = 1,
+		.sctp_shutdown_event = 1,
+		.sctp_adaptation_layer_event = 1,
+	};
+	int on = 1, ret;
+
+	ret = rddp_sctp_setopt(sock, SCTP_ADAPTATION_LAYER, &ali, sizeof(ali));
+	/* §6: one DDP segment is one chunk, never fragmented */
+	if (!ret)
+		ret = rddp_sctp_setopt(sock, SCTP_DISABLE_FRAGMENTS, &on,
+				       sizeof(on));
+	if (!ret)
+		ret = rddp_sctp_setopt(sock, SCTP_EVENTS, &ev, sizeof(ev));
+	/* each chunk's PPID (§2.2) */
+	if (!ret)
+		ret = rddp_sctp_setopt(sock, SCTP_RECVRCVINFO, &on, sizeof(on));
+	if (!ret)
+		ret = rddp_sctp_setopt(sock, SCTP_NODELAY, &on, sizeof(on));
+	if (ret)
+		return ret;
+	/*
+	 * A fixed, large window (doubled, as SO_SNDBUF and SO_RCVBUF do):
+	 * SCTP does not tune its buffers. The send buffer also
+	 * bounds the chunks in flight well under §7's 32767: each one charges
+	 * the send buffer its skb and chunk (hundreds of octets at least).
+	 */
+	lock_sock(sock->sk);
+	sock->sk->sk_userlocks |= SOCK_SNDBUF_LOCK;
+	WRITE_ONCE(sock->sk->sk_sndbuf, 2 * RDDP_SCTP_SOCKBUF);
+	release_sock(sock->sk);
+	sock_set_rcvbuf(sock->sk, RDDP_SCTP_SOCKBUF);
+	return 0;
+}
+
+int rddp_sctp_sock_create(struct net *net, int family, struct socket **sock)
+{
+	int ret;
+
+	ret = sock_create_kern(net, family, SOCK_STREAM, IPPROTO_SCTP, sock);
+	if (ret)
+		return ret;
+	/*
+	 * As for TCP: a listener may come back on its port while a connection
+	 * it accepted still holds the port (perftest listens twice).
+	 */
+	sock_set_reuseaddr((*sock)->sk);
+	ret = rddp_sctp_sock_setup(*sock);
+	if (ret) {
+		sock_release(*sock);
+		*sock = NULL;
+	}
+	return ret;
+}
+
+/* Write one chunk: @vec (@nr pieces, @len octets) with PPID @ppid, U=1. */
+static int rddp_sctp_sendv(struct socket *sock, u32 ppid, struct kvec *vec,
+			   size_t nr, size_t len, bool block)
+{
+	union {
+		struct cmsghdr h;
+		u8 b[CMSG_SPACE(sizeof(struct sctp_sndinfo))];
+	} cbuf = { 0 };
+	struct sctp_sndinfo *info = (struct sctp_sndinfo *)CMSG_DATA(&cbuf.h);
+	struct msghdr msg = {
+		.msg_control = &cbuf,
+		.msg_controllen = sizeof(cbuf),
+		.msg_flags = MSG_NOSIGNAL | (block ? 0 : MSG_DONTWAIT),
+	};
+	int ret;
+
+	cbuf.h.cmsg_level = IPPROTO_SCTP;
+	cbuf.h.cmsg_type = SCTP_SNDINFO;
+	cbuf.h.cmsg_len = CMSG_LEN(sizeof(*info));
+	info->snd_sid = RDDP_SCTP_SID;
+	info->snd_flags = SCTP_UNORDERED;	/* §7 */
+	/* the sockets API passes the PPID through: network order (§2.2) */
+	info->snd_ppid = (__force u32)cpu_to_be32(ppid);
+	ret = kernel_sendmsg(sock, &msg, vec, nr, len);
+	if (ret < 0)
+		return ret;
+	return ret == len ? 0 : -EIO;	/* SCTP takes a message whole */
+}
+
+/* A Stream Session Control message (§2.2.3) with our next DDP-SSN. */
+int rddp_sctp_send_ctrl(struct rddp_sctp_link *l, u16 fc, const u8 *pd,
+			u32 pd_len, bool block)
+{
+	struct kvec vec;
+	u8 *buf;
+	int len, ret;
+
+	if (rddp_sctp_sess_tx(&l->sess, fc) != RDDP_SCTP_OK)
+		return -EPROTO;
+	buf = kmalloc(RDDP_SCTP_CTRL_HDR_LEN + pd_len, GFP_KERNEL);
+	if (!buf)
+		return -ENOMEM;
+	len = rddp_sctp_ctrl_build(l->tx_ssn, fc, pd, pd_len, buf,
+				   RDDP_SCTP_CTRL_HDR_LEN + pd_len);
+	if (len < 0) {
+		kfree(buf);
+		return -EINVAL;
+	}
+	vec.iov_base = buf;
+	vec.iov_len = len;
+	ret = rddp_sctp_sendv(l->sock, RDDP_SCTP_PPID_CONTROL, &vec, 1, len,
+			      block);
+	kfree(buf);
+	if (!ret)
+		l->tx_ssn++;	/* §2.2.1: 65535 wraps to 0 */
+	return ret;
+}
+
+/*
+ * Read one message into l->buf. Return: its length, with its PPID (host
+ * order; 0 for a notification) and msg_flags (MSG_NOTIFICATION, MSG_EOR:
+ * without it the message was longer than one chunk); 0 when the peer shut
+ * the association down; -EAGAIN when nothing is queued; another errno.
+ */
+int rddp_sctp_recv(struct rddp_sctp_link *l, u32 *ppid, int *flags)
+{
+	union {
+		struct cmsghdr h;
+		u8 b[CMSG_SPACE(sizeof(struct sctp_rcvinfo))];
+	} cbuf = { 0 };
+	const struct sctp_rcvinfo *info = (void *)CMSG_DATA(&cbuf.h);
+	struct msghdr msg = {
+		.msg_control = &cbuf,
+		.msg_controllen = sizeof(cbuf),
+	};
+	struct kvec vec = {
+		.iov_base = l->buf,
+		.iov_len = RDDP_SCTP_PAYLOAD_MAX,
+	};
+	int n;
+
+	n = kernel_recvmsg(l->sock, &msg, &vec, 1, vec.iov_len, MSG_DONTWAIT);
+	if (n < 0)
+		return n;
+	*flags = msg.msg_flags;
+	*ppid = 0;
+	if (cbuf.h.cmsg_len >= CMSG_LEN(sizeof(*info)) &&
+	    cbuf.h.cmsg_level == IPPROTO_SCTP &&
+	    cbuf.h.cmsg_type == SCTP_RCVINFO)
+		*ppid = be32_to_cpu((__force __be32)info->rcv_ppid);
+	return n;
+}
+
+/* Read and drop what is queued, so that closing sends SHUTDOWN, not ABORT. */
+void rddp_sctp_drop_unread(struct rddp_sctp_link *l)
+{
+	int flags, i;
+	u32 ppid;
+
+	for (i = 0; i < 1024; i++)
+		if (rddp_sctp_recv(l, &ppid, &flags) <= 0)
+			break;
+}
+
+/* ---- the receive window (§7) ---- */
+
+static int rddp_sctp_refuse(struct rddp_sctp_link *l, enum rddp_sctp_err err)
+{
+	l->err = err;
+	return -EPROTO;
+}
+
+static int rddp_sctp_deliver(struct rddp_sctp_link *l, u32 ppid,
+			     const u8 *buf, u32 len,
+			     rddp_sctp_deliver_t deliver, void *ctx)
+{
+	struct rddp_sctp_chunk c;
+	int err;
+
+	err = rddp_sctp_chunk_parse(ppid, buf, len, &c);
+	if (err != RDDP_SCTP_OK)
+		return rddp_sctp_refuse(l, err);
+	return deliver(ctx, &c);
+}
+
+/* Deliver the held chunks whose turn has come, in DDP-SSN order. */
+int rddp_sctp_rx_pop(struct rddp_sctp_link *l, rddp_sctp_deliver_t deliver,
+		     void *ctx)
+{
+	struct rddp_sctp_held *h;
+	int ret = 0;
+	u16 ssn;
+
+	while (!ret && rddp_sctp_ssn_rx_pop(&l->rx, &ssn)) {
+		list_for_each_entry(h, &l->held, entry)
+			if (h->ssn == ssn)
+				break;
+		if (WARN_ON_ONCE(list_entry_is_head(h, &l->held, entry)))
+			return rddp_sctp_refuse(l, RDDP_SCTP_ERR_SSN_OLD);
+		list_del(&h->entry);
+		l->held_bytes -= h->len;
+		ret = rddp_sctp_deliver(l, h->ppid, h->data, h->len, deliver,
+					ctx);
+		kfree(h);
+	}
+	return ret;
+}
+
+/*
+ * One chunk just read into l->buf (@len octets): deliver it and what it
+ * frees if its DDP-SSN is next, else hold a copy. Its DDP-SSN comes first
+ * in both formats (§2.2.1); the rest is checked when it is delivered.
+ */
+int rddp_sctp_rx_chunk(struct rddp_sctp_link *l, u32 ppid, u32 len,
+		       rddp_sctp_deliver_t deliver, void *ctx)
+{
+	struct rddp_sctp_held *h;
+	int err, ret;
+	u16 ssn;
+
+	if (ppid != RDDP_SCTP_PPID_SEGMENT && ppid != RDDP_SCTP_PPID_CONTROL)
+		return rddp_sctp_refuse(l, RDDP_SCTP_ERR_PPID);
+	if (len < RDDP_SCTP_SSN_LEN)
+		return rddp_sctp_refuse(l, ppid == RDDP_SCTP_PPID_CONTROL ?
+					RDDP_SCTP_ERR_CTRL_SHORT :
+					RDDP_SCTP_ERR_SEG_SHORT);
+	ssn = get_unaligned_be16(l->buf);
+	err = rddp_sctp_ssn_rx_arrive(&l->rx, ssn);
+	if (err == RDDP_SCTP_OK) {
+		ret = rddp_sctp_deliver(l, ppid, l->buf, len, deliver, ctx);
+		return ret ? ret : rddp_sctp_rx_pop(l, deliver, ctx);
+	}
+	if (err != RDDP_SCTP_HELD)
+		return rddp_sctp_refuse(l, err);
+	/* A peer may not make us hold more than this: it sent out of turn. */
+	if (l->held_bytes + len > RDDP_SCTP_HELD_MAX)
+		return rddp_sctp_refuse(l, RDDP_SCTP_ERR_SSN_BEYOND);
+	h = kmalloc(struct_size(h, data, len), GFP_KERNEL);
+	if (!h)
+		return -ENOMEM;
+	h->ssn = ssn;
+	h->ppid = ppid;
+	h->len = len;
+	memcpy(h->data, l->buf, len);
+	list_add_tail(&h->entry, &l->held);
+	l->held_bytes += len;
+	return 0;
+}
+
+/* ---- TX ---- */
+
+/* The DDP-SSN and DDP header in s->tx_fpdu->hdr, the payload after them. */
+static int rddp_sctp_tx_frame(struct rddp_stream *s, const u8 *hdr,
+			      u32 hdr_len, const struct rddp_span *frags,
+			      u32 nr)
+{
+	struct rddp_fpdu *f = s->tx_fpdu;
+	u32 i, payload = 0;
+	int len;
+
+	if (nr > RDDP_FPDU_MAX_FRAGS)
+		return -EINVAL;
+	if (rddp_sctp_sess_tx(&s->sctp->sess, RDDP_SCTP_MSG_SEGMENT))
+		return -EPROTO;
+	for (i = 0; i < nr; i++)
+		payload += frags[i].len;
+	len = rddp_sctp_seg_build(s->sctp->tx_ssn, hdr, hdr_len, payload,
+				  f->hdr);
+	if (len < 0)
+		return -EINVAL;
+	s->sctp->tx_ssn++;
+	f->span[0].base = f->hdr;
+	f->span[0].len = len;
+	for (i = 0; i < nr; i++)
+		f->span[i + 1] = frags[i];
+	f->nr_spans = nr + 1;
+	f->len = len + payload;
+	return 0;
+}
+
+static int rddp_sctp_tx_write(struct rddp_stream *s, bool more, bool block)
+{
+	struct rddp_fpdu *f = s->tx_fpdu;
+	u32 i;
+	int ret;
+
+	for (i = 0; i < f->nr_spans; i++) {
+		s->tx_vec[i].iov_base = (void *)f->span[i].base;
+		s->tx_vec[i].iov_len = f->span[i].len;
+	}
+	ret = rddp_sctp_sendv(s->sock, RDDP_SCTP_PPID_SEGMENT, s->tx_vec,
+			      f->nr_spans, f->len, block);
+	if (ret)
+		return ret == -EAGAIN || ret == -EWOULDBLOCK ? -EAGAIN : ret;
+	s->tx_fpdu_sent = f->len;
+	return 0;
+}
+
+/* SCTP takes a message while its send buffer is not full (sctp_wspace). */
+static bool rddp_sctp_tx_writeable(struct rddp_stream *s)
+{
+	struct sock *sk = s->sock->sk;
+
+	return READ_ONCE(sk->sk_sndbuf) > READ_ONCE(sk->sk_wmem_queued);
+}
+
+/* No zero copy over SCTP: nothing waits for an acknowledgment. */
+static u32 rddp_sctp_tx_mark(struct rddp_stream *s)
+{
+	return 0;
+}
+
+static u32 rddp_sctp_tx_acked(struct rddp_stream *s, bool watch)
+{
+	return 0;
+}
+
+/* SCTP wakes the socket's wait queue when a SACK frees room (EPOLLOUT). */
+static int rddp_sctp_wake(struct wait_queue_entry *wait, unsigned int mode,
+			  int sync, void *key)
+{
+	struct rddp_sctp_link *l = container_of(wait, struct rddp_sctp_link,
+						wait);
+	struct rddp_stream *s = l->stream;
+
+	if (!(key_to_poll(key) & EPOLLOUT))
+		return 0;
+	if (READ_ONCE(s->tx_wants_space) && rddp_sctp_tx_writeable(s)) {
+		WRITE_ONCE(s->tx_wants_space, false);
+		rddp_tx_kick(s->qp);
+	}
+	return 0;
+}
+
+/* ---- RX ---- */
+
+/* A chunk in DDP-SSN order, in full operation. */
+static int rddp_sctp_rx_deliver(void *ctx, const struct rddp_sctp_chunk *c)
+{
+	struct rddp_stream *s = ctx;
+	const struct rddp_mpa_rx_ops *ops = &rddp_ddp_rx_ops;
+	enum rddp_sctp_err err;
+	int ret;
+
+	err = rddp_sctp_sess_rx(&s->sctp->sess, c->msg);
+	if (err != RDDP_SCTP_OK)	/* §3.1: out of sequence ends the session */
+		return rddp_sctp_refuse(s->sctp, err);
+	if (c->msg == RDDP_SCTP_FC_TERMINATE) {
+		/* §3.4, §8.3: the peer ends the session, then the association */
+		rddp_cep_event(s->cep, RDDP_CEP_EV_PEER_CLOSED);
+		return 1;
+	}
+	ret = ops->header(s, c->ddp, c->hdr_len, c->ddp_len - c->hdr_len);
+	if (!ret && c->ddp_len > c->hdr_len)
+		ret = ops->payload(s, c->ddp + c->hdr_len,
+				   c->ddp_len - c->hdr_len);
+	if (!ret)
+		ret = ops->fpdu_done(s);
+	return ret ? 1 : 0;	/* the callbacks reported their own error */
+}
+
+/* A notification in full operation: only the association's end matters. */
+static bool rddp_sctp_rx_notification(const u8 *buf, u32 len)
+{
+	const union sctp_notification *n = (const void *)buf;
+
+	if (len < sizeof(n->sn_header))
+		return false;
+	switch (n->sn_header.sn_type) {
+	case SCTP_SHUTDOWN_EVENT:
+		return true;
+	case SCTP_ASSOC_CHANGE:
+		return len >= sizeof(n->sn_assoc_change) &&
+		       n->sn_assoc_change.sac_state != SCTP_COMM_UP;
+	default:
+		return false;
+	}
+}
+
+/* @ret: -EPROTO (s->sctp->err says why) or another errno (-ENOMEM) */
+static void rddp_sctp_rx_error(struct rddp_stream *s, int ret)
+{
+	u8 err = s->sctp->err;
+
+	if (ret != -EPROTO || err >= RDDP_SCTP_ERR_MAX) {
+		rddp_stream_error(s, RDDP_ERR_LLP_CATASTROPHIC, NULL, 0, 0, NULL);
+		return;
+	}
+	/* The peer writes this line: rate-limited. */
+	pr_info_ratelimited("rddp: QP %u: SCTP chunk refused: %s\n",
+			    s->qp->base.qp_num, rddp_sctp_err_names[err]);
+	rddp_stat_inc(s->qp->rdev, RDDP_STAT_RX_FRAMING_ERRORS);
+	rddp_stream_error(s, rddp_sctp_to_err(err), NULL, 0, 0, NULL);
+}
+
+/* One read pass; false when the stream is over or the peer closed. */
+static bool rddp_sctp_rx_one(struct rddp_stream *s)
+{
+	struct rddp_sctp_link *l = s->sctp;
+	int flags = 0, n, ret;
+	u32 ppid;
+
+	n = rddp_sctp_recv(l, &ppid, &flags);
+	if (n == -EAGAIN)
+		return false;
+	if (n <= 0 || ((flags & MSG_NOTIFICATION) &&
+		       rddp_sctp_rx_notification(l->buf, n))) {
+		rddp_cep_event(s->cep, RDDP_CEP_EV_PEER_CLOSED);
+		return false;
+	}
+	if (flags & MSG_NOTIFICATION)
+		return true;
+	if (atomic_read(&s->term_set))
+		return true;	/* the stream is over: drop */
+	if (!(flags & MSG_EOR)) {
+		rddp_sctp_rx_error(s, rddp_sctp_refuse(l, RDDP_SCTP_ERR_TOO_LONG));
+		return false;
+	}
+	local_bh_disable();
+	ret = rddp_sctp_rx_chunk(l, ppid, n, rddp_sctp_rx_deliver, s);
+	local_bh_enable();
+	if (ret < 0) {
+		rddp_sctp_rx_error(s, ret);
+		return false;
+	}
+	return ret == 0;
+}
+
+static void rddp_sctp_rx_work(struct work_struct *work)
+{
+	struct rddp_sctp_link *l = container_of(work, struct rddp_sctp_link,
+						rx_work);
+	struct rddp_stream *s = l->stream;
+	int i, ret;
+
+	if (READ_ONCE(s->rx_stopped))
+		return;
+	/* What the CM held, or a delivery that stopped, first. */
+	local_bh_disable();
+	ret = rddp_sctp_rx_pop(l, rddp_sctp_rx_deliver, s);
+	local_bh_enable();
+	if (ret < 0)
+		rddp_sctp_rx_error(s, ret);
+	if (ret)
+		return;
+	for (i = 0; i < RDDP_SCTP_RX_BUDGET; i++)
+		if (READ_ONCE(s->rx_stopped) || !rddp_sctp_rx_one(s))
+			return;
+	queue_work(rddp_wq, &l->rx_work);	/* yield, then go on */
+}
+
+static void rddp_sctp_data_ready(struct sock *sk)
+{
+	struct rddp_stream *s;
+
+	read_lock_bh(&sk->sk_callback_lock);
+	s = sk->sk_user_data;
+	if (s)
+		queue_work(rddp_wq, &s->sctp->rx_work);
+	read_unlock_bh(&sk->sk_callback_lock);
+}
+
+/* The association left ESTABLISHED: SHUTDOWN received, or it ended. */
+static void rddp_sctp_state_change(struct sock *sk)
+{
+	struct rddp_stream *s;
+
+	read_lock_bh(&sk->sk_callback_lock);
+	s = sk->sk_user_data;
+	if (s && sk->sk_state != SCTP_SS_ESTABLISHED)
+		rddp_cep_event(s->cep, RDDP_CEP_EV_PEER_CLOSED);
+	read_unlock_bh(&sk->sk_callback_lock);
+}
+
+/* ---- start and stop ---- */
+
+/* MULPDU: one chunk at the association's fragmentation point, less the DDP-SSN. */
+static u32 rddp_sctp_mulpdu_of(struct sock *sk)
+{
+	struct sctp_association *asoc;
+	u32 frag = 0;
+
+	lock_sock(sk);
+	asoc = list_first_entry_or_null(&sctp_sk(sk)->ep->asocs,
+					struct sctp_association, asocs);
+	if (asoc)
+		frag = asoc->frag_point;
+	release_sock(sk);
+	if (!frag)
+		frag = 1200;	/* not known yet: what any path carries */
+	frag = min_t(u32, frag, RDDP_SCTP_PAYLOAD_MAX);
+	return min_t(u32, frag - RDDP_SCTP_SSN_LEN, RDDP_FPDU_MAX_ULPDU);
+}
+
+static void rddp_sctp_start(struct rddp_stream *s)
+{
+	struct rddp_sctp_link *l = s->sctp;
+	struct sock *sk = s->sock->sk;
+
+	l->stream = s;
+	l->sock = s->sock;
+	INIT_WORK(&l->rx_work, rddp_sctp_rx_work);
+	init_waitqueue_func_entry(&l->wait, rddp_sctp_wake);
+	s->mulpdu = rddp_sctp_mulpdu_of(sk);
+	add_wait_queue(sk_sleep(sk), &l->wait);
+
+	write_lock_bh(&sk->sk_callback_lock);
+	s->saved_data_ready = sk->sk_data_ready;
+	s->saved_state_change = sk->sk_state_change;
+	sk->sk_user_data = s;
+	sk->sk_data_ready = rddp_sctp_data_ready;
+	sk->sk_state_change = rddp_sctp_state_change;
+	write_unlock_bh(&sk->sk_callback_lock);
+}
+
+/* What came before start, held or queued, is read by the work. */
+static void rddp_sctp_rx_drain(struct rddp_stream *s)
+{
+	queue_work(rddp_wq, &s->sctp->rx_work);
+}
+
+static bool rddp_sctp_closed(struct rddp_stream *s)
+{
+	return s->sock->sk->sk_state != SCTP_SS_ESTABLISHED;
+}
+
+static void rddp_sctp_detach(struct rddp_stream *s)
+{
+	struct sock *sk = s->sock->sk;
+
+	write_lock_bh(&sk->sk_callback_lock);
+	sk->sk_user_data = NULL;
+	sk->sk_data_ready = s->saved_data_ready;
+	sk->sk_state_change = s->saved_state_change;
+	write_unlock_bh(&sk->sk_callback_lock);
+	remove_wait_queue(sk_sleep(sk), &s->sctp->wait);
+	WRITE_ONCE(s->rx_stopped, true);
+	/* Nothing queues it now; a run under way sees rx_stopped or ends. */
+	cancel_work_sync(&s->sctp->rx_work);
+}
+
+static void rddp_sctp_close(struct rddp_stream *s, bool graceful)
+{
+	struct rddp_sctp_link *l = s->sctp;
+	struct socket *sock = s->sock;
+
+	if (graceful) {
+		/* §8.3: the session's end, then SCTP's graceful SHUTDOWN */
+		rddp_sctp_send_ctrl(l, RDDP_SCTP_FC_TERMINATE, NULL, 0, true);
+		rddp_sctp_drop_unread(l);
+		kernel_sock_shutdown(sock, SHUT_WR);
+	} else {
+		sock_no_linger(sock->sk);	/* close sends ABORT */
+	}
+	rddp_sock_release(sock);
+	s->sock = NULL;
+	s->sctp = NULL;
+	rddp_sctp_link_free(l);
+}
+
+const struct rddp_llp_ops rddp_llp_sctp = {
+	.name = "sctp",
+	.start = rddp_sctp_start,
+	.rx_drain = rddp_sctp_rx_drain,
+	.closed = rddp_sctp_closed,
+	.detach = rddp_sctp_detach,
+	.close = rddp_sctp_close,
+	.tx_frame = rddp_sctp_tx_frame,
+	.tx_write = rddp_sctp_tx_write,
+	.tx_writeable = rddp_sctp_tx_writeable,
+	.tx_mark = rddp_sctp_tx_mark,
+	.tx_acked = rddp_sctp_tx_acked,
+};

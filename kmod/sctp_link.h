@@ -1,0 +1,93 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * One DDP Stream over an SCTP association (draft-ietf-rddp-sctp-00), the
+ * state the SCTP CM (cm_sctp.c) and the SCTP LLP (llp_sctp.c) share:
+ * sending and receiving whole DATA chunks on a one-to-one kernel SCTP
+ * socket, the DDP-SSN of each direction (§2.2.1) with the receive window
+ * that puts unordered chunks (§7) back in DDP-SSN order, and the DDP
+ * Stream Session's phases (§3).
+ *
+ * Ownership: the CM allocates a link with the connection's socket and uses
+ * it for the session messages (Initiate, Accept, Terminate); when the QP
+ * goes to RTS the link moves to the QP's stream (s->sctp) with the socket,
+ * and the LLP's close frees it. One owner at a time: the CM under
+ * cep->lock, then the stream (llp.h's contexts). Chunks that arrive ahead
+ * of their turn are held in the link (copied), bounded by
+ * RDDP_SCTP_HELD_MAX octets: they move with it.
+ */
+#ifndef RDDP_SCTP_LINK_H
+#define RDDP_SCTP_LINK_H
+
+#include <linux/list.h>
+#include <linux/net.h>
+#include <linux/wait.h>
+#include <linux/workqueue.h>
+#include <rddp/sctp.h>
+
+/* The one stream id every chunk uses: one DDP Stream per association (§5). */
+#define RDDP_SCTP_SID		0
+/* Socket buffers: the association's window, and a bound on chunks in flight. */
+#define RDDP_SCTP_SOCKBUF	(4 << 20)
+/* Octets of out-of-order chunks a link holds before it gives up. */
+#define RDDP_SCTP_HELD_MAX	(8 << 20)
+
+struct rddp_stream;
+
+/**
+ * struct rddp_sctp_link - a DDP Stream on one association
+ * @sock: the association's socket (not owned: the CM's, then the stream's)
+ * @tx_ssn: our next DDP-SSN (§2.2.1: 1 first, 65535 wraps to 0)
+ * @rx: the receive window in DDP-SSN order (§7)
+ * @sess: the DDP Stream Session's phases, ours and the peer's (§3)
+ * @held: chunks held until their turn (struct rddp_sctp_held), any order
+ * @held_bytes: their octets
+ * @buf: one DATA chunk's payload as received, RDDP_SCTP_PAYLOAD_MAX octets
+ * @rx_work: the LLP's receive work (llp_sctp.c)
+ * @wait: the LLP's entry on the socket's wait queue, for write space
+ * @stream: the stream that owns the link, once it does
+ * @err: why the last call returned -EPROTO (enum rddp_sctp_err)
+ */
+struct rddp_sctp_link {
+	struct socket *sock;
+	u16 tx_ssn;
+	struct rddp_sctp_ssn_rx rx;
+	struct rddp_sctp_sess sess;
+	struct list_head held;
+	u32 held_bytes;
+	u8 *buf;
+	struct work_struct rx_work;
+	struct wait_queue_entry wait;
+	struct rddp_stream *stream;
+	u8 err;
+};
+
+/**
+ * typedef rddp_sctp_deliver_t - take one chunk, in DDP-SSN order
+ * @ctx: the caller's context
+ * @c: the parsed chunk (pointers valid during the call only)
+ *
+ * Return: 0 to go on, a positive value to stop delivering (what is still
+ * held stays held, in order, for the next call), or a negative errno,
+ * returned to the caller: -EPROTO with the link's @err set for a chunk
+ * that breaks the draft's rules.
+ */
+typedef int (*rddp_sctp_deliver_t)(void *ctx, const struct rddp_sctp_chunk *c);
+
+struct rddp_sctp_link *rddp_sctp_link_alloc(void);
+void rddp_sctp_link_free(struct rddp_sctp_link *l);
+
+/* Create a one-to-one SCTP socket set up for DDP+RDMA (§4.1, §6). */
+int rddp_sctp_sock_create(struct net *net, int family, struct socket **sock);
+/* Set what an accepted socket must have as well as its listener. */
+int rddp_sctp_sock_setup(struct socket *sock);
+
+int rddp_sctp_send_ctrl(struct rddp_sctp_link *l, u16 fc, const u8 *pd,
+			u32 pd_len, bool block);
+int rddp_sctp_recv(struct rddp_sctp_link *l, u32 *ppid, int *flags);
+int rddp_sctp_rx_chunk(struct rddp_sctp_link *l, u32 ppid, u32 len,
+		       rddp_sctp_deliver_t deliver, void *ctx);
+int rddp_sctp_rx_pop(struct rddp_sctp_link *l, rddp_sctp_deliver_t deliver,
+		     void *ctx);
+void rddp_sctp_drop_unread(struct rddp_sctp_link *l);
+
+#endif /* RDDP_SCTP_LINK_H */

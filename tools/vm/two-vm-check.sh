@@ -14,6 +14,12 @@
 #            --reorder 5 --duplicate 1 --delay 5, and --fin-loss 20): rping
 #            -V and the integrity program on 64 QPs, CRC on and off
 #            (tests/vm/faults.sh);
+#   sctp     (User-Mode Linux) rddp in both guests over DDP over SCTP
+#            (draft-ietf-rddp-sctp-00), on a link that loses, reorders,
+#            duplicates and delays frames: rping -V both ways, the integrity
+#            program, chunks held for their DDP-SSN (tests/vm/sctp-two.sh);
+#            on the wire, the adaptation indication in INIT and INIT ACK and
+#            every DATA chunk unordered, whole, PPID 1 or 2;
 #   ulp-siw  NVMe-oF/RDMA, NFS over RDMA and iSER: rddp's initiators and
 #            clients in guest a, the targets and nfsd on upstream siw in
 #            guest b (Debian's kernel, as interop);
@@ -39,7 +45,7 @@ rddp=build/kmod-$kernel/rddp.ko
 case $kernel in
 stock) runs=(smoke interop markers ulp-siw ulp-rddp) ;;
 debug) runs=(smoke interop markers ulp-siw) ;;
-uml-debug) runs=(smoke interop markers faults) ;;
+uml-debug) runs=(smoke interop markers faults sctp) ;;
 *) rddp_die "two-vm-check.sh stock|debug|uml-debug [RUN...]" ;;
 esac
 if [ $# -gt 0 ]; then
@@ -145,6 +151,37 @@ bad_crc_frames() {
 		-e iwarp_ddp.tagged_flag -e iwarp_ddp.msn | sed 's/^/#   /'
 }
 
+# The SCTP adaptation's wire (draft-ietf-rddp-sctp-00): PPIDs 1 and 2 are
+# also IUA's and M2UA's, whose dissectors are off so that tshark shows the
+# payload as data.
+sctp_ts() { ts --disable-protocol iua --disable-protocol m2ua "$@"; }
+sctp_wire_checks() {
+	local c
+	for t in "1 INIT" "2 INIT ACK"; do
+		set -- $t
+		c=$(sctp_ts -Y "sctp.chunk_type == $1 && sctp.parameter_type == 0xc006 && sctp.adaptation_layer_indication == 2" | wc -l)
+		check "$([ "$c" -gt 0 ] && echo 1)" "sctp: ${*:2} carries the adaptation indication DDP+RDMA, §4.1 ($c)"
+	done
+	c=$(sctp_ts -Y 'sctp.chunk_type == 0' | wc -l)
+	check "$([ "$c" -gt 1000 ] && echo 1)" "sctp: DATA chunks on the wire ($c packets)"
+	c=$(sctp_ts -Y 'sctp.chunk_type == 0 && sctp.data_u_bit == 0' | wc -l)
+	check "$([ "$c" -eq 0 ] && echo 1)" "sctp: every DATA chunk is unordered, U=1, §7 ($c ordered)"
+	c=$(sctp_ts -Y 'sctp.chunk_type == 0 && !(sctp.data_b_bit == 1 && sctp.data_e_bit == 1)' | wc -l)
+	check "$([ "$c" -eq 0 ] && echo 1)" "sctp: no DATA chunk is a fragment, §6 ($c)"
+	c=$(sctp_ts -Y 'sctp.chunk_type == 0 && sctp.data_payload_proto_id != 1 && sctp.data_payload_proto_id != 2' | wc -l)
+	check "$([ "$c" -eq 0 ] && echo 1)" "sctp: every DATA chunk has PPID 1 or 2, §2.2 ($c others)"
+	# Each association's first chunk each way is a Stream Session Control
+	# message (PPID 2) with DDP-SSN 1: Initiate (0x0002) or Accept (0x0003).
+	c=$(sctp_ts -Y 'sctp.data_payload_proto_id == 2' -T fields -e data.data |
+		grep -cE '^0001000[23]')
+	check "$([ "$c" -gt 0 ] && echo 1)" "sctp: Initiate and Accept carry DDP-SSN 1 ($c)"
+	c=$(sctp_ts -Y _ws.malformed | wc -l)
+	check "$([ "$c" -eq 0 ] && echo 1)" "sctp: no malformed frames ($c)"
+	wire=$(grep '^uml-wire:' "build/vm-results/two-$kernel-sctp/host-wire.log" | tail -1)
+	c=$(sed -nE "s/.* ([0-9]+) reordered.*/\1/p" <<<"$wire")
+	check "$([ "${c:-0}" -gt 0 ] && echo 1)" "sctp: the wire reordered (${c:-none})"
+}
+
 if want interop; then
 	# The siw guest (b) boots Debian's (or the plain UML) kernel whatever
 	# rddp's guest (a) boots: on the debug kernel 6.1's siw itself triggers a
@@ -245,6 +282,13 @@ if want faults; then
 	check "$([ "$c" -gt 0 ] && echo 1)" "faults: TCP retransmitted ($c segments in the pcap)"
 	c=$(ts -Y 'tcp.analysis.out_of_order' | wc -l)
 	check "$([ "$c" -gt 0 ] && echo 1)" "faults: segments arrived out of order ($c)"
+fi
+if want sctp; then
+	# Milder than faults (SCTP's retransmission timer is 1 s at least):
+	# enough reordering that unordered chunks arrive out of DDP-SSN order.
+	run_two sctp tests/vm/sctp-two.sh --timeout 900 --ko "$rddp" \
+		--wire "--loss 1 --reorder 10 --duplicate 1 --delay 5 --snaplen 192"
+	sctp_wire_checks
 fi
 # In-kernel ULPs across the link (no pcap checks: the runs are about data).
 want ulp-siw && run_two ulp-siw tests/vm/ulp-two.sh --timeout 900 "${peer[@]}" --ko-a "$rddp" -- siw

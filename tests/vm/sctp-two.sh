@@ -1,0 +1,93 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# DDP over SCTP (draft-ietf-rddp-sctp-00) between two guests, both rddp:
+# tools/vm/two-vm-check.sh's `sctp` run, under User-Mode Linux over a wire
+# that loses, reorders, duplicates and delays frames (uml-wire.py), so
+# SCTP delivers unordered chunks (U=1, §7) out of order and rddp must put
+# them back in DDP-SSN order. Both devices use transport sctp (the active
+# side's setting decides):
+#   rping -V, PINGS iterations, server in guest a, then in guest b;
+#   rddp_integrity --serve in guest b, --connect from guest a on QPS QPs
+#   (Write, Read, Send echoed, ordered and fenced exchanges, verified);
+# then: no framing error or Terminate counted, chunks both ways, some held
+# for their turn (out-of-order arrivals, with the impaired wire), no QP or
+# cm_id left, `rdma link delete`, rmmod.
+# Arguments: [QPS] [PINGS] [MAX_KIB] [EXPECT_HELD] (default 16, 50, 1024,
+# 1: the wire reorders, so sctp_rx_held must have moved).
+set -u
+. "$(dirname "$0")/lib.sh"
+
+# shellcheck disable=SC2034 # lib.sh's both() names the device with it
+RDDP_DEV=rddp0
+qps=${1:-16} pings=${2:-50} max_kib=${3:-1024} expect_held=${4:-1}
+integrity=/rddp/build/cmake/tests/verbs/rddp_integrity
+ctl=/rddp/build/cmake/userspace/rddpctl/rddpctl
+
+# A lost chunk costs SCTP a retransmission timeout: generous bounds.
+ping_server() { rping_run 400 -s -a "$RDDP_LOCAL_IP" -C "$1" -S "$2" -V; }
+ping_client() {
+	rping_run 400 -c -a "$RDDP_PEER_IP" -C "$1" -S "$2" -V -v >/tmp/rping-c.log 2>&1
+	local rc=$?
+	tail -1 /tmp/rping-c.log | cut -c1-100
+	echo "# $(grep -c '^ping data: ' /tmp/rping-c.log) pings verified"
+	[ "$rc" -eq 0 ] && [ "$(grep -c '^ping data: ' /tmp/rping-c.log)" -eq "$1" ]
+}
+integ_server() { timeout 900 "$integrity" --serve "$RDDP_LOCAL_IP" "$qps"; }
+integ_client() { timeout 900 "$integrity" --connect "$RDDP_PEER_IP" "$qps" 6 1 "$max_kib"; }
+
+# Counters that must stay 0: SCTP and the draft's rules keep the stream
+# whole, whatever the wire does.
+no_errors() {
+	local c v bad=0
+	for c in rx_framing_errors term_tx_rdmap term_tx_ddp term_tx_mpa term_rx_rdmap \
+		term_rx_ddp term_rx_mpa conn_failures; do
+		v=$(rddp_counter "$c") || return 1
+		echo "$c $v"
+		[ "$v" = 0 ] || bad=1
+	done
+	return $bad
+}
+no_res() { # TYPE: `rdma res show TYPE` lists nothing
+	local out
+	out=$(rdma res show "$1") || return 1
+	echo "$out"
+	[ -z "$(tr -d '[:space:]' <<<"$out")" ]
+}
+# The associations, for the record.
+assocs() { cat /proc/net/sctp/assocs /proc/net/sctp/snmp >"$RDDP_RESULTS/sctp-$1.txt" 2>&1; }
+
+t_barrier up
+t_run "modprobe sctp" modprobe sctp
+t_run "modprobe rddp" modprobe rddp
+t_run "rdma link add rddp0" rdma link add rddp0 type rddp netdev eth0
+t_run "rddpctl dev set rddp0 transport sctp" $ctl dev set rddp0 transport sctp
+t_like "rddpctl dev show: transport sctp" 'transport sctp' $ctl dev show rddp0
+t_barrier ready
+both a "rping -V over SCTP, $pings x 4 KiB, server in a" ping_server ping_client "$pings" 4096
+both b "rping -V over SCTP, $pings x 64 KiB, server in b" ping_server ping_client "$pings" 65536
+assocs rping
+both b "integrity over SCTP on $qps QPs" integ_server integ_client
+assocs integrity
+t_run "no framing error, Terminate or failed setup counted" no_errors
+t_run "DATA chunks sent (sctp_tx_chunks > 1000)" rddp_counter_above sctp_tx_chunks 1000
+t_run "DATA chunks received (sctp_rx_chunks > 1000)" rddp_counter_above sctp_rx_chunks 1000
+if [ "$expect_held" = 1 ]; then
+	# Each side's receiver alone may see few: count both.
+	t_barrier counted
+	echo "$(rddp_counter sctp_rx_held)" >"/results/held-$RDDP_ROLE"
+	t_barrier held
+	held_both() {
+		local a b
+		a=$(cat /results/held-a) b=$(cat /results/held-b)
+		echo "held: a $a, b $b"
+		[ $((a + b)) -gt 0 ]
+	}
+	[ "$RDDP_ROLE" = a ] &&
+		t_run "chunks arrived out of DDP-SSN order and were held (sctp_rx_held)" held_both
+fi
+t_run "no QP left" no_res qp
+t_run "no cm_id left" no_res cm_id
+t_barrier done
+t_run "rdma link delete" rdma link delete rddp0
+t_run "rmmod rddp" timeout 60 rmmod rddp
+t_barrier finished

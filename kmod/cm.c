@@ -1121,8 +1121,9 @@ static int rddp_listen_addr(struct rddp_device *rdev, struct rddp_listen *l,
 	if (ret)
 		return ret;
 	ret = rddp_listen_one(rdev, l, id, addr, backlog, true);
-	if (ret)
-		pr_debug("rddp: no SCTP listener beside TCP's: %d\n", ret);
+	if (ret && ret != -EPROTONOSUPPORT && ret != -ESOCKTNOSUPPORT)
+		pr_info_ratelimited("rddp: %s: %pISpc: listening on TCP only, SCTP failed: %d\n",
+				    dev_name(&rdev->ibdev.dev), addr, ret);
 	return 0;
 }
 

@@ -22,9 +22,13 @@
  *  - a Negotiate (§3.3): rddp has nothing to negotiate before Initiate;
  *  - active/active setup (§3.5), the peer's Initiate after ours: iw_cm
  *    has one active and one passive side per connection;
- *  - a DDP Segment before the session is accepted (§3.6), or any message
- *    out of §3's sequences (§3.1).
- * The active side learns these as CONNECT_REPLY -ECONNREFUSED.
+ *  - any message out of §3's sequences (§3.1), such as a Segment before
+ *    the peer's Initiate or Accept.
+ * The active side may send Segments once SCTP acknowledged its Initiate
+ * (§3.6; rddp's waits for the Accept): the passive side leaves what
+ * follows the Initiate in the socket for the QP's stream.
+ * The active side learns these as CONNECT_REPLY -ECONNREFUSED, or
+ * -EOPNOTSUPP for what the draft allows and rddp does not do (§3.3, §3.5).
  *
  * Chunks are unordered (§7): one of the peer's later chunks may come
  * before its Initiate or Accept. The link's window (sctp_link.h) holds it
@@ -32,6 +36,7 @@
  */
 #include <linux/sctp.h>
 #include <linux/slab.h>
+#include <net/sctp/constants.h>
 #include <net/sock.h>
 
 #include "cm_priv.h"
@@ -47,15 +52,20 @@ static const char rddp_sctp_why_negotiate[] =
 	"Negotiate is not supported (draft-ietf-rddp-sctp §3.3)";
 static const char rddp_sctp_why_active_active[] =
 	"active/active setup is not supported (draft-ietf-rddp-sctp §3.5)";
-static const char rddp_sctp_why_early[] =
-	"a message before the session is accepted (draft-ietf-rddp-sctp §3.6)";
 
-static int rddp_sctp_cm_refuse(struct rddp_cep *cep, const char *why)
+/* Refuse the setup: @err for iw_cm (active side), the reason in the log. */
+static int rddp_sctp_cm_refuse_err(struct rddp_cep *cep, const char *why,
+				   int err)
 {
 	/* The peer writes this line: rate-limited. */
 	pr_info_ratelimited("rddp: SCTP %s refused: %s\n",
 			    cep->active ? "connection" : "association", why);
-	return -ECONNREFUSED;
+	return err;
+}
+
+static int rddp_sctp_cm_refuse(struct rddp_cep *cep, const char *why)
+{
+	return rddp_sctp_cm_refuse_err(cep, why, -ECONNREFUSED);
 }
 
 /* ---- active side ---- */
@@ -72,6 +82,9 @@ int rddp_sctp_cm_connect(struct rddp_cep *cep, struct iw_cm_id *id,
 		return -ENOMEM;
 	ret = rddp_sctp_sock_create(dev_net(cep->rdev->netdev),
 				    raddr->ss_family, &sock);
+	if (ret == -EPROTONOSUPPORT || ret == -ESOCKTNOSUPPORT)
+		pr_info_ratelimited("rddp: %s: transport sctp, but this kernel has no SCTP (sctp.ko)\n",
+				    dev_name(&cep->rdev->ibdev.dev));
 	if (ret)
 		return ret;
 	sock->sk->sk_sndtimeo = rddp_mpa_timeout();
@@ -244,7 +257,8 @@ static int rddp_sctp_cm_conn(struct rddp_cep *cep,
 		return rddp_sctp_cm_refuse(cep, rddp_sctp_err_names[err]);
 	if (c->msg == RDDP_SCTP_FC_INITIATE) {
 		if (cep->active)	/* §3.5 */
-			return rddp_sctp_cm_refuse(cep, rddp_sctp_why_active_active);
+			return rddp_sctp_cm_refuse_err(cep, rddp_sctp_why_active_active,
+						       -EOPNOTSUPP);
 		return rddp_sctp_cm_got_initiate(cep, &conn);
 	}
 	return rddp_sctp_cm_got_accept(cep, &conn);
@@ -257,12 +271,9 @@ static int rddp_sctp_cm_deliver(void *ctx, const struct rddp_sctp_chunk *c)
 	enum rddp_sctp_err err;
 
 	if (c->msg == RDDP_SCTP_FC_NEGOTIATE)
-		return rddp_sctp_cm_refuse(cep, rddp_sctp_why_negotiate);
-	if (c->msg == RDDP_SCTP_MSG_SEGMENT || cep->state == RDDP_CEP_AWAIT_ACCEPT) {
-		if (c->msg == RDDP_SCTP_FC_TERMINATE)
-			return -ECONNRESET;	/* §3.4: the peer withdrew */
-		return rddp_sctp_cm_refuse(cep, rddp_sctp_why_early);
-	}
+		return rddp_sctp_cm_refuse_err(cep, rddp_sctp_why_negotiate,
+					       -EOPNOTSUPP);
+	/* §3.1: a Segment before the peer's Initiate or Accept, and the like */
 	err = rddp_sctp_sess_rx(&cep->link->sess, c->msg);
 	if (err != RDDP_SCTP_OK)
 		return rddp_sctp_cm_refuse(cep, rddp_sctp_err_names[err]);
@@ -363,6 +374,16 @@ void rddp_sctp_cm_setup_event(struct rddp_cep *cep)
 {
 	int ret = 0;
 
+	if (cep->state == RDDP_CEP_AWAIT_ACCEPT) {
+		/*
+		 * What follows the Initiate stays queued for the QP's stream:
+		 * §3.6 lets the active side send Segments before our Accept.
+		 * Only the association's end matters here.
+		 */
+		if (cep->sock->sk->sk_state != SCTP_SS_ESTABLISHED)
+			rddp_cep_fail(cep, -ECONNRESET);
+		return;
+	}
 	while (!ret)
 		ret = rddp_sctp_cm_read_one(cep);
 	if (ret < 0)

@@ -44,10 +44,8 @@
 #include "sctp_link.h"
 #include "stream.h"
 
-/* A chunk held until its DDP-SSN's turn. */
+/* A chunk held until its DDP-SSN's turn (in the link's @held, by DDP-SSN). */
 struct rddp_sctp_held {
-	struct list_head entry;
-	u16 ssn;
 	u32 ppid;
 	u32 len;
 	u8 data[];
@@ -72,18 +70,20 @@ struct rddp_sctp_link *rddp_sctp_link_alloc(void)
 	l->tx_ssn = RDDP_SCTP_SSN_FIRST;
 	rddp_sctp_ssn_rx_init(&l->rx);
 	rddp_sctp_sess_init(&l->sess);
-	INIT_LIST_HEAD(&l->held);
+	xa_init(&l->held);
 	return l;
 }
 
 void rddp_sctp_link_free(struct rddp_sctp_link *l)
 {
-	struct rddp_sctp_held *h, *n;
+	struct rddp_sctp_held *h;
+	unsigned long ssn;
 
 	if (!l)
 		return;
-	list_for_each_entry_safe(h, n, &l->held, entry)
+	xa_for_each(&l->held, ssn, h)
 		kfree(h);
+	xa_destroy(&l->held);
 	kvfree(l->buf);
 	kfree(l);
 }
@@ -293,12 +293,9 @@ int rddp_sctp_rx_pop(struct rddp_sctp_link *l, rddp_sctp_deliver_t deliver,
 	u16 ssn;
 
 	while (!ret && rddp_sctp_ssn_rx_pop(&l->rx, &ssn)) {
-		list_for_each_entry(h, &l->held, entry)
-			if (h->ssn == ssn)
-				break;
-		if (WARN_ON_ONCE(list_entry_is_head(h, &l->held, entry)))
+		h = xa_erase(&l->held, ssn);
+		if (WARN_ON_ONCE(!h))
 			return rddp_sctp_refuse(l, RDDP_SCTP_ERR_SSN_OLD);
-		list_del(&h->entry);
 		l->held_bytes -= h->len;
 		ret = rddp_sctp_deliver(l, h->ppid, h->data, h->len, deliver,
 					ctx);
@@ -339,11 +336,14 @@ int rddp_sctp_rx_chunk(struct rddp_sctp_link *l, u32 ppid, u32 len,
 	h = kmalloc(struct_size(h, data, len), GFP_KERNEL);
 	if (!h)
 		return -ENOMEM;
-	h->ssn = ssn;
 	h->ppid = ppid;
 	h->len = len;
 	memcpy(h->data, l->buf, len);
-	list_add_tail(&h->entry, &l->held);
+	ret = xa_err(xa_store(&l->held, ssn, h, GFP_KERNEL));
+	if (ret) {
+		kfree(h);
+		return ret;
+	}
 	l->held_bytes += len;
 	return 0;
 }
@@ -451,12 +451,15 @@ static int rddp_sctp_rx_deliver(void *ctx, const struct rddp_sctp_chunk *c)
 		rddp_cep_event(s->cep, RDDP_CEP_EV_PEER_CLOSED);
 		return 1;
 	}
+	/* The callbacks run with bottom halves off, as in MPA's softirq. */
+	local_bh_disable();
 	ret = ops->header(s, c->ddp, c->hdr_len, c->ddp_len - c->hdr_len);
 	if (!ret && c->ddp_len > c->hdr_len)
 		ret = ops->payload(s, c->ddp + c->hdr_len,
 				   c->ddp_len - c->hdr_len);
 	if (!ret)
 		ret = ops->fpdu_done(s);
+	local_bh_enable();
 	return ret ? 1 : 0;	/* the callbacks reported their own error */
 }
 
@@ -517,9 +520,7 @@ static bool rddp_sctp_rx_one(struct rddp_stream *s)
 		rddp_sctp_rx_error(s, rddp_sctp_refuse(l, RDDP_SCTP_ERR_TOO_LONG));
 		return false;
 	}
-	local_bh_disable();
 	ret = rddp_sctp_rx_chunk(l, ppid, n, rddp_sctp_rx_deliver, s);
-	local_bh_enable();
 	if (ret < 0) {
 		rddp_sctp_rx_error(s, ret);
 		return false;
@@ -537,9 +538,7 @@ static void rddp_sctp_rx_work(struct work_struct *work)
 	if (READ_ONCE(s->rx_stopped))
 		return;
 	/* What the CM held, or a delivery that stopped, first. */
-	local_bh_disable();
 	ret = rddp_sctp_rx_pop(l, rddp_sctp_rx_deliver, s);
-	local_bh_enable();
 	if (ret < 0)
 		rddp_sctp_rx_error(s, ret);
 	if (ret)
@@ -593,6 +592,35 @@ static u32 rddp_sctp_mulpdu_of(struct sock *sk)
 	return min_t(u32, frag - RDDP_SCTP_SSN_LEN, RDDP_FPDU_MAX_ULPDU);
 }
 
+/*
+ * The liveness bound (peer_timeout_ms, @ms) in SCTP's terms: SCTP ends an
+ * association after Association.Max.Retrans consecutive retransmission
+ * timeouts, of data or of heartbeats (RFC 4960 §8.1, §8.3). Four of them,
+ * with the RTO capped at an eighth of @ms and a heartbeat every quarter of
+ * it, end a silent peer's association after about @ms, busy or idle; SCTP
+ * then reports COMM_LOST and the stream ends as on a peer's close.
+ * Best effort: an option SCTP refuses leaves its default (minutes).
+ */
+static void rddp_sctp_set_liveness(struct socket *sock, u32 ms)
+{
+	struct sctp_rtoinfo rto = {
+		.srto_max = max_t(u32, ms / 8, 10),
+		.srto_min = min_t(u32, max_t(u32, ms / 8, 10), 1000),
+	};
+	struct sctp_assocparams assoc = { .sasoc_asocmaxrxt = 4 };
+	struct sctp_paddrparams path = {
+		.spp_hbinterval = max_t(u32, ms / 4, 1),
+		.spp_pathmaxrxt = 4,
+		.spp_flags = SPP_HB_ENABLE,
+	};
+
+	if (!ms)
+		return;
+	rddp_sctp_setopt(sock, SCTP_RTOINFO, &rto, sizeof(rto));
+	rddp_sctp_setopt(sock, SCTP_PEER_ADDR_PARAMS, &path, sizeof(path));
+	rddp_sctp_setopt(sock, SCTP_ASSOCINFO, &assoc, sizeof(assoc));
+}
+
 static void rddp_sctp_start(struct rddp_stream *s)
 {
 	struct rddp_sctp_link *l = s->sctp;
@@ -603,6 +631,7 @@ static void rddp_sctp_start(struct rddp_stream *s)
 	INIT_WORK(&l->rx_work, rddp_sctp_rx_work);
 	init_waitqueue_func_entry(&l->wait, rddp_sctp_wake);
 	s->mulpdu = rddp_sctp_mulpdu_of(sk);
+	rddp_sctp_set_liveness(s->sock, s->p.peer_timeout_ms);
 	add_wait_queue(sk_sleep(sk), &l->wait);
 
 	write_lock_bh(&sk->sk_callback_lock);

@@ -18,7 +18,7 @@
 #ifndef RDDP_SCTP_LINK_H
 #define RDDP_SCTP_LINK_H
 
-#include <linux/list.h>
+#include <linux/xarray.h>
 #include <linux/net.h>
 #include <linux/wait.h>
 #include <linux/workqueue.h>
@@ -39,7 +39,8 @@ struct rddp_stream;
  * @tx_ssn: our next DDP-SSN (§2.2.1: 1 first, 65535 wraps to 0)
  * @rx: the receive window in DDP-SSN order (§7)
  * @sess: the DDP Stream Session's phases, ours and the peer's (§3)
- * @held: chunks held until their turn (struct rddp_sctp_held), any order
+ * @held: chunks held until their turn (struct rddp_sctp_held, llp_sctp.c),
+ *	indexed by DDP-SSN
  * @held_bytes: their octets
  * @buf: one DATA chunk's payload as received, RDDP_SCTP_PAYLOAD_MAX octets
  * @rx_work: the LLP's receive work (llp_sctp.c)
@@ -52,7 +53,7 @@ struct rddp_sctp_link {
 	u16 tx_ssn;
 	struct rddp_sctp_ssn_rx rx;
 	struct rddp_sctp_sess sess;
-	struct list_head held;
+	struct xarray held;
 	u32 held_bytes;
 	u8 *buf;
 	struct work_struct rx_work;

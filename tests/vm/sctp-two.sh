@@ -64,7 +64,7 @@ t_run "rddpctl dev set rddp0 transport sctp" $ctl dev set rddp0 transport sctp
 t_like "rddpctl dev show: transport sctp" 'transport sctp' $ctl dev show rddp0
 t_barrier ready
 both a "rping -V over SCTP, $pings x 4 KiB, server in a" ping_server ping_client "$pings" 4096
-both b "rping -V over SCTP, $pings x 64 KiB, server in b" ping_server ping_client "$pings" 65536
+both b "rping -V over SCTP, $pings x 60000 B, server in b" ping_server ping_client "$pings" 60000
 assocs rping
 both b "integrity over SCTP on $qps QPs" integ_server integ_client
 assocs integrity

@@ -287,7 +287,7 @@ if want sctp; then
 	# Milder than faults (SCTP's retransmission timer is 1 s at least):
 	# enough reordering that unordered chunks arrive out of DDP-SSN order.
 	run_two sctp tests/vm/sctp-two.sh --timeout 900 --ko "$rddp" \
-		--wire "--loss 1 --reorder 10 --duplicate 1 --delay 5 --snaplen 192"
+		--wire "--loss 1 --reorder 10 --duplicate 1 --delay 5"
 	sctp_wire_checks
 fi
 # In-kernel ULPs across the link (no pcap checks: the runs are about data).

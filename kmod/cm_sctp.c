@@ -80,6 +80,7 @@ int rddp_sctp_cm_connect(struct rddp_cep *cep, struct iw_cm_id *id,
 	cep->link = rddp_sctp_link_alloc();
 	if (!cep->link)
 		return -ENOMEM;
+	cep->link->rdev = cep->rdev;
 	ret = rddp_sctp_sock_create(dev_net(cep->rdev->netdev),
 				    raddr->ss_family, &sock);
 	if (ret == -EPROTONOSUPPORT || ret == -ESOCKTNOSUPPORT)
@@ -181,6 +182,7 @@ int rddp_sctp_cm_accept_one(struct rddp_cep *cep)
 	cep->link = rddp_sctp_link_alloc();
 	if (!cep->link)
 		return -ENOMEM;
+	cep->link->rdev = cep->rdev;
 	cep->link->sock = cep->sock;
 	/* the listener's settings are the association's; ours, to be sure */
 	return rddp_sctp_sock_setup(cep->sock);

@@ -212,9 +212,11 @@ int rddp_sctp_send_ctrl(struct rddp_sctp_link *l, u16 fc, const u8 *pd,
 	ret = rddp_sctp_sendv(l->sock, RDDP_SCTP_PPID_CONTROL, &vec, 1, len,
 			      block);
 	kfree(buf);
-	if (!ret)
-		l->tx_ssn++;	/* §2.2.1: 65535 wraps to 0 */
-	return ret;
+	if (ret)
+		return ret;
+	l->tx_ssn++;	/* §2.2.1: 65535 wraps to 0 */
+	rddp_stat_inc(l->rdev, RDDP_STAT_SCTP_TX_CHUNKS);
+	return 0;
 }
 
 /*
@@ -316,6 +318,7 @@ int rddp_sctp_rx_chunk(struct rddp_sctp_link *l, u32 ppid, u32 len,
 	int err, ret;
 	u16 ssn;
 
+	rddp_stat_inc(l->rdev, RDDP_STAT_SCTP_RX_CHUNKS);
 	if (ppid != RDDP_SCTP_PPID_SEGMENT && ppid != RDDP_SCTP_PPID_CONTROL)
 		return rddp_sctp_refuse(l, RDDP_SCTP_ERR_PPID);
 	if (len < RDDP_SCTP_SSN_LEN)
@@ -345,6 +348,7 @@ int rddp_sctp_rx_chunk(struct rddp_sctp_link *l, u32 ppid, u32 len,
 		return ret;
 	}
 	l->held_bytes += len;
+	rddp_stat_inc(l->rdev, RDDP_STAT_SCTP_RX_HELD);
 	return 0;
 }
 
@@ -394,6 +398,7 @@ static int rddp_sctp_tx_write(struct rddp_stream *s, bool more, bool block)
 	if (ret)
 		return ret == -EAGAIN || ret == -EWOULDBLOCK ? -EAGAIN : ret;
 	s->tx_fpdu_sent = f->len;
+	rddp_stat_inc(s->sctp->rdev, RDDP_STAT_SCTP_TX_CHUNKS);
 	return 0;
 }
 

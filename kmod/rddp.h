@@ -114,6 +114,11 @@ struct rddp_settings {
  *	(IB_WR_LOCAL_INV, Read with invalidate)
  * @RDDP_STAT_MR_REMOTE_INVALS: STags invalidated by a received Send
  *	with Invalidate
+ * @RDDP_STAT_SCTP_TX_CHUNKS: SCTP DATA chunks written, DDP Segments and
+ *	Stream Session Control messages (both PPIDs)
+ * @RDDP_STAT_SCTP_RX_CHUNKS: SCTP DATA chunks received
+ * @RDDP_STAT_SCTP_RX_HELD: SCTP DATA chunks that arrived ahead of their
+ *	DDP-SSN and were held until their turn (out-of-order arrivals)
  * @RDDP_STAT_NUM: the number of counters
  *
  * Per CPU, bumped from any context with rddp_stat_add(); readers sum over
@@ -145,6 +150,9 @@ enum rddp_stat {
 	RDDP_STAT_MR_FAST_REGS,
 	RDDP_STAT_MR_LOCAL_INVALS,
 	RDDP_STAT_MR_REMOTE_INVALS,
+	RDDP_STAT_SCTP_TX_CHUNKS,
+	RDDP_STAT_SCTP_RX_CHUNKS,
+	RDDP_STAT_SCTP_RX_HELD,
 	RDDP_STAT_NUM
 };
 

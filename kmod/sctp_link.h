@@ -31,6 +31,7 @@
 /* Octets of out-of-order chunks a link holds before it gives up. */
 #define RDDP_SCTP_HELD_MAX	(8 << 20)
 
+struct rddp_device;
 struct rddp_stream;
 
 /**
@@ -47,6 +48,8 @@ struct rddp_stream;
  * @wait: the LLP's entry on the socket's wait queue, for write space
  * @stream: the stream that owns the link, once it does
  * @err: why the last call returned -EPROTO (enum rddp_sctp_err)
+ * @rdev: the device whose counters the link's chunks bump; set by the CM
+ *	with the link, for the session messages it sends before the stream
  */
 struct rddp_sctp_link {
 	struct socket *sock;
@@ -60,6 +63,7 @@ struct rddp_sctp_link {
 	struct wait_queue_entry wait;
 	struct rddp_stream *stream;
 	u8 err;
+	struct rddp_device *rdev;
 };
 
 /**

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Device counters: per-CPU u64s bumped by the data path (qp_tx.c, qp_rx.c,
- * llp_mpa.c, stream.c) and the CM (cm.c), read through the genl family (genl.c) and as
- * the port's hardware counters (`rdma statistic show link rddp0/1`).
+ * llp_mpa.c, llp_sctp.c, stream.c) and the CM (cm.c), read through the genl
+ * family (genl.c) and as the port's hardware counters
+ * (`rdma statistic show link rddp0/1`).
  *
  * A reset zeroes every CPU's copy; an increment racing with it on another
  * CPU may survive it. Counters are statistics, not accounting.
@@ -38,6 +39,9 @@ static const struct rdma_stat_desc rddp_stat_descs[RDDP_STAT_NUM] = {
 	[RDDP_STAT_MR_FAST_REGS] = { .name = "mr_fast_regs" },
 	[RDDP_STAT_MR_LOCAL_INVALS] = { .name = "mr_local_invals" },
 	[RDDP_STAT_MR_REMOTE_INVALS] = { .name = "mr_remote_invals" },
+	[RDDP_STAT_SCTP_TX_CHUNKS] = { .name = "sctp_tx_chunks" },
+	[RDDP_STAT_SCTP_RX_CHUNKS] = { .name = "sctp_rx_chunks" },
+	[RDDP_STAT_SCTP_RX_HELD] = { .name = "sctp_rx_held" },
 };
 
 int rddp_stats_alloc(struct rddp_device *rdev)

@@ -96,7 +96,8 @@ TEST(RddpctlFormat, DevShowDetails) {
             "    conn_attempts 14 conn_established 15 conn_requests 16 conn_accepts 17 "
             "conn_rejects 18 conn_failures 19 mpa_timeouts 20\n"
             "    tx_zcopy_bytes 21\n"
-            "    mr_fast_regs 22 mr_local_invals 23 mr_remote_invals 24\n");
+            "    mr_fast_regs 22 mr_local_invals 23 mr_remote_invals 24\n"
+            "    sctp_tx_chunks 25 sctp_rx_chunks 26 sctp_rx_held 27\n");
 }
 
 TEST(RddpctlFormat, DevShowJson) {
@@ -126,7 +127,8 @@ TEST(RddpctlFormat, DevShowJson) {
 
   j = Parse(FormatDevices(devs, kJsonDetails));
   ASSERT_TRUE(j[1]["stats"].is_object());
-  EXPECT_EQ(j[1]["stats"].size(), 24U);
+  EXPECT_EQ(j[1]["stats"].size(), 27U);
+  EXPECT_EQ(j[1]["stats"]["sctp_rx_held"], 135);
   EXPECT_EQ(j[1]["stats"]["tx_fpdus"], 5);
   EXPECT_EQ(j[1]["stats"]["mpa_timeouts"], 100);
   EXPECT_EQ(j[0]["stats"]["tx_fpdus"], 0);
@@ -308,7 +310,8 @@ TEST(RddpctlFormat, StatsAll) {
   EXPECT_EQ(out.rfind("rddp0:\n    tx_fpdus           0\n", 0), 0U) << out;
   EXPECT_NE(out.find("    rx_fpdus           4\n"), std::string::npos);
   EXPECT_NE(out.find("    rx_framing_errors  0\n"), std::string::npos);
-  EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), 25);
+  EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), 28);
+  EXPECT_NE(out.find("    sctp_rx_held       0\n"), std::string::npos);
 }
 
 TEST(RddpctlFormat, StatsJson) {
@@ -317,7 +320,7 @@ TEST(RddpctlFormat, StatsJson) {
   json j = Parse(FormatStats(devs, kJson));
   ASSERT_EQ(j.size(), 2U);
   EXPECT_EQ(j[0]["dev"], "rddp0");
-  EXPECT_EQ(j[0].size(), 25U);  // dev and every counter, zero or not
+  EXPECT_EQ(j[0].size(), 28U);  // dev and every counter, zero or not
   EXPECT_EQ(j[0]["tx_bytes"].get<uint64_t>(), 1ULL << 50);
   EXPECT_EQ(j[1]["conn_failures"], 0);
   for (const auto& [key, value] : j[1].items()) {
@@ -358,7 +361,8 @@ TEST(RddpctlFormat, RatesJson) {
   EXPECT_EQ(j[0]["interval_ms"], 500);
   EXPECT_EQ(j[0]["rx_fpdus_per_sec"], 100);
   EXPECT_EQ(j[0]["tx_bytes_per_sec"], 0);
-  EXPECT_EQ(j[0].size(), 26U);
+  EXPECT_EQ(j[0]["sctp_rx_chunks_per_sec"], 0);
+  EXPECT_EQ(j[0].size(), 29U);
 }
 
 Event MakeEvent(uint8_t type) {

@@ -47,6 +47,7 @@ std::string_view CounterGroup(std::string_view name) {
   if (name.starts_with("conn_") || name.starts_with("mpa_")) return "conn";
   if (name.ends_with("_errors")) return "errors";
   if (name.starts_with("mr_")) return "mr";
+  if (name.starts_with("sctp_")) return "sctp";
   return "traffic";
 }
 

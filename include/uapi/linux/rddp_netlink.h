@@ -113,6 +113,9 @@ enum rddp_stat_attr {
 	RDDP_A_STAT_MR_FAST_REGS,	/* IB_WR_REG_MR executed */
 	RDDP_A_STAT_MR_LOCAL_INVALS,	/* LOCAL_INV, Read with invalidate */
 	RDDP_A_STAT_MR_REMOTE_INVALS,	/* by a received Send with Invalidate */
+	RDDP_A_STAT_SCTP_TX_CHUNKS,	/* SCTP DATA chunks written */
+	RDDP_A_STAT_SCTP_RX_CHUNKS,	/* SCTP DATA chunks received */
+	RDDP_A_STAT_SCTP_RX_HELD,	/* held: ahead of their DDP-SSN */
 	__RDDP_A_STAT_MAX,
 };
 #define RDDP_A_STAT_MAX (__RDDP_A_STAT_MAX - 1)

@@ -26,6 +26,7 @@
 
 #include "queues.h"
 #include "rddp.h"
+#include "sctp_link.h"
 #include "stream.h"
 
 static DEFINE_MUTEX(rddp_devs_lock);
@@ -388,6 +389,40 @@ u8 rddp_rtr_uapi(u8 rtr)
 	}
 }
 
+u8 rddp_stream_transport(const struct rddp_stream *s)
+{
+	return s->llp == &rddp_llp_sctp ? RDDP_TRANSPORT_SCTP :
+					  RDDP_TRANSPORT_TCP;
+}
+
+bool rddp_stream_ssns(const struct rddp_stream *s, u16 *tx, u16 *rx)
+{
+	const struct rddp_sctp_link *l = s->sctp;
+
+	lockdep_assert_held(&s->qp->state_lock);
+	/* The LLP's close frees the link under state_lock: gone, or whole. */
+	if (!l)
+		return false;
+	/* TX and RX move them without the lock: one read each. */
+	*tx = READ_ONCE(l->tx_ssn);
+	*rx = READ_ONCE(l->rx.next);
+	return true;
+}
+
+/* The stream's transport and, over SCTP, its next DDP-SSN each way. */
+static int rddp_put_transport(struct sk_buff *skb, struct rddp_stream *s)
+{
+	u16 tx, rx;
+
+	if (nla_put_u8(skb, RDDP_A_QP_TRANSPORT, rddp_stream_transport(s)))
+		return -EMSGSIZE;
+	if (rddp_stream_ssns(s, &tx, &rx) &&
+	    (nla_put_u16(skb, RDDP_A_QP_TX_SSN, tx) ||
+	     nla_put_u16(skb, RDDP_A_QP_RX_SSN, rx)))
+		return -EMSGSIZE;
+	return 0;
+}
+
 /*
  * The stream's fields, its addresses only if @peers; caller holds
  * qp->state_lock (stream is stable).
@@ -399,7 +434,8 @@ static int rddp_put_stream(struct sk_buff *skb, struct rddp_stream *s,
 	enum rddp_err err = atomic_read(&s->term_set) ? s->term_err :
 							RDDP_ERR_NONE;
 
-	if (nla_put_flag(skb, RDDP_A_QP_CONNECTED))
+	if (nla_put_flag(skb, RDDP_A_QP_CONNECTED) ||
+	    rddp_put_transport(skb, s))
 		return -EMSGSIZE;
 	if (peers &&
 	    (rddp_put_addr(skb, RDDP_A_QP_LOCAL_ADDR, &s->laddr) ||

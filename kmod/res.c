@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Driver details in `rdma -dd resource show qp|cm_id`: the MPA stream a
- * connected QP runs (RFC 5044 §7.1, RFC 6581) and its traffic; a cm_id
+ * Driver details in `rdma -dd resource show qp|cm_id`: the transport and
+ * stream a connected QP runs (MPA: RFC 5044 §7.1, RFC 6581; SCTP: its
+ * DDP-SSNs, draft-ietf-rddp-sctp-00 §2.2.1) and its traffic; a cm_id
  * shows its QP's, found by the connection's addresses. The RDMA
  * core holds a restrack reference on the object while it asks, and calls
  * us in process context, so the QP's state_lock keeps its stream stable.
@@ -24,6 +25,21 @@ static const char *const rddp_rtr_names[] = {
 	[RDDP_RTR_SEND] = "send",
 };
 
+/* The stream's transport and, over SCTP, its next DDP-SSN each way. */
+static int rddp_res_transport(struct sk_buff *msg, struct rddp_stream *s)
+{
+	bool sctp = rddp_stream_transport(s) == RDDP_TRANSPORT_SCTP;
+	u16 tx, rx;
+
+	if (rdma_nl_put_driver_string(msg, "transport", sctp ? "sctp" : "tcp"))
+		return -EMSGSIZE;
+	if (rddp_stream_ssns(s, &tx, &rx) &&
+	    (rdma_nl_put_driver_u32(msg, "tx_ssn", tx) ||
+	     rdma_nl_put_driver_u32(msg, "rx_ssn", rx)))
+		return -EMSGSIZE;
+	return 0;
+}
+
 static int rddp_res_stream(struct sk_buff *msg, struct rddp_stream *s)
 {
 	const struct rddp_stream_params *p = &s->p;
@@ -34,7 +50,8 @@ static int rddp_res_stream(struct sk_buff *msg, struct rddp_stream *s)
 	nest = nla_nest_start_noflag(msg, RDMA_NLDEV_ATTR_DRIVER);
 	if (!nest)
 		return -EMSGSIZE;
-	if (rdma_nl_put_driver_u32(msg, "mpa_rev", p->mpa_rev) ||
+	if (rddp_res_transport(msg, s) ||
+	    rdma_nl_put_driver_u32(msg, "mpa_rev", p->mpa_rev) ||
 	    rdma_nl_put_driver_string(msg, "crc", p->crc ? "on" : "off") ||
 	    rdma_nl_put_driver_string(msg, "markers_tx",
 				      p->markers_tx ? "on" : "off") ||

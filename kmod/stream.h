@@ -586,6 +586,27 @@ void rddp_stream_error(struct rddp_stream *s, enum rddp_err err,
  */
 u8 rddp_rtr_uapi(u8 rtr);
 
+/**
+ * rddp_stream_transport() - a stream's LLP as the uapi's enum rddp_transport
+ * @s: the stream (genl.c and res.c report it)
+ *
+ * Return: RDDP_TRANSPORT_SCTP over SCTP, else RDDP_TRANSPORT_TCP (MPA).
+ */
+u8 rddp_stream_transport(const struct rddp_stream *s);
+
+/**
+ * rddp_stream_ssns() - an SCTP stream's next DDP-SSN each way
+ * @s: the stream; the caller holds s->qp->state_lock, which keeps its link
+ * @tx: our next DDP-SSN
+ * @rx: the next DDP-SSN the peer's chunks are delivered at
+ *
+ * A snapshot: TX and RX move them meanwhile.
+ *
+ * Return: true with *@tx and *@rx over SCTP while the link is there;
+ * false over MPA or once the stream closed.
+ */
+bool rddp_stream_ssns(const struct rddp_stream *s, u16 *tx, u16 *rx);
+
 extern struct workqueue_struct *rddp_wq;
 
 #endif /* RDDP_STREAM_H */

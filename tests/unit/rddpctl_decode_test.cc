@@ -182,6 +182,9 @@ NlMsgPtr ConnectedQpMessage() {
   PutU64(m, RDDP_A_QP_TX_BYTES, 1ULL << 33, RDDP_A_QP_PAD);
   PutU64(m, RDDP_A_QP_RX_FPDUS, 90, RDDP_A_QP_PAD);
   PutU64(m, RDDP_A_QP_RX_BYTES, 123456, RDDP_A_QP_PAD);
+  EXPECT_EQ(nla_put_u8(m, RDDP_A_QP_TRANSPORT, RDDP_TRANSPORT_SCTP), 0);
+  EXPECT_EQ(nla_put_u16(m, RDDP_A_QP_TX_SSN, 65535), 0);
+  EXPECT_EQ(nla_put_u16(m, RDDP_A_QP_RX_SSN, 7), 0);
   EXPECT_EQ(nla_put_string(m, RDDP_A_QP_ERROR, "DDP: invalid STag"), 0);
   PutTerminate(m, RDDP_A_QP_TERM_TX, 1, 0, 0x02);
   PutTerminate(m, RDDP_A_QP_TERM_RX, 0, 2, 0x05);
@@ -211,6 +214,9 @@ TEST(RddpctlDecode, ConnectedQp) {
   EXPECT_EQ(q->tx_bytes, 1ULL << 33);
   EXPECT_EQ(q->rx_fpdus, 90U);
   EXPECT_EQ(q->rx_bytes, 123456U);
+  EXPECT_EQ(q->transport, RDDP_TRANSPORT_SCTP);
+  EXPECT_EQ(q->tx_ssn, 65535);
+  EXPECT_EQ(q->rx_ssn, 7);
   EXPECT_EQ(q->error, "DDP: invalid STag");
   ASSERT_TRUE(q->term_tx);
   EXPECT_EQ(q->term_tx->layer, 1);
@@ -237,6 +243,9 @@ TEST(RddpctlDecode, UnconnectedQp) {
   EXPECT_FALSE(q->local);
   EXPECT_FALSE(q->mpa_rev);
   EXPECT_FALSE(q->tx_bytes);
+  EXPECT_FALSE(q->transport);
+  EXPECT_FALSE(q->tx_ssn);
+  EXPECT_FALSE(q->rx_ssn);
   EXPECT_FALSE(q->error);
   EXPECT_FALSE(q->term_tx);
 }

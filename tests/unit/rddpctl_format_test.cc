@@ -173,6 +173,7 @@ Qp ConnectedQp() {
   q.tx_bytes = 20640;
   q.rx_fpdus = 9;
   q.rx_bytes = 123;
+  q.transport = RDDP_TRANSPORT_TCP;
   return q;
 }
 
@@ -183,11 +184,11 @@ TEST(RddpctlFormat, QpTable) {
   idle.state = 0;
   EXPECT_EQ(FormatQps({ConnectedQp(), idle}, kHuman),
             "DEV    QPN  STATE  LOCAL              REMOTE              MPA  CRC  MARKERS  "
-            "IRD/ORD  RTR\n"
+            "IRD/ORD  RTR    TRANSPORT\n"
             "rddp0  17   RTS    198.51.100.1:7174  198.51.100.1:40000  2    on   off/off  "
-            "16/8     write\n"
+            "16/8     write  tcp\n"
             "rddp1  2    RESET  -                  -                   -    -    -        "
-            "-        -\n");
+            "-        -      -\n");
   EXPECT_EQ(FormatQps({}, kHuman), "");
 }
 
@@ -206,8 +207,8 @@ TEST(RddpctlFormat, QpWithoutAddresses) {
   q.local.reset();
   q.remote.reset();
   EXPECT_EQ(FormatQps({q}, kHuman),
-            "DEV    QPN  STATE  LOCAL  REMOTE  MPA  CRC  MARKERS  IRD/ORD  RTR\n"
-            "rddp0  17   RTS    -      -       2    on   off/off  16/8     write\n");
+            "DEV    QPN  STATE  LOCAL  REMOTE  MPA  CRC  MARKERS  IRD/ORD  RTR    TRANSPORT\n"
+            "rddp0  17   RTS    -      -       2    on   off/off  16/8     write  tcp\n");
   json j = Parse(FormatQps({q}, kJson));
   ASSERT_EQ(j.size(), 1U);
   EXPECT_EQ(j[0]["connected"], true);
@@ -227,11 +228,33 @@ TEST(RddpctlFormat, QpTableDetails) {
   const std::string out = FormatQps({q}, kDetails);
   EXPECT_EQ(out,
             "DEV    QPN  STATE  LOCAL               REMOTE              MPA  CRC  MARKERS  "
-            "IRD/ORD  RTR    MULPDU  TX_FPDUS  TX_BYTES  RX_FPDUS  RX_BYTES  TERM_TX  TERM_RX"
-            "       ERROR\n"
+            "IRD/ORD  RTR    TRANSPORT  MULPDU  TX_FPDUS  TX_BYTES  RX_FPDUS  RX_BYTES  TX_SSN  "
+            "RX_SSN  TERM_TX  TERM_RX       ERROR\n"
             "rddp0  17   ERR    [2001:db8::1]:7174  [2001:db8::2]:5000  2    on   off/on   "
-            "16/8     write  1424    10        20640     9         123       -        "
-            "DDP/0x1/0x02  terminated by the peer\n");
+            "16/8     write  tcp        1424    10        20640     9         123       -       "
+            "-       -        DDP/0x1/0x02  terminated by the peer\n");
+}
+
+TEST(RddpctlFormat, QpTableSctp) {
+  // An SCTP stream adds its next DDP-SSN each way (kmod/genl.c).
+  Qp q = ConnectedQp();
+  q.local.reset();
+  q.remote.reset();
+  q.transport = RDDP_TRANSPORT_SCTP;
+  q.tx_ssn = 65535;
+  q.rx_ssn = 0;
+  EXPECT_EQ(FormatQps({q}, kDetails),
+            "DEV    QPN  STATE  LOCAL  REMOTE  MPA  CRC  MARKERS  IRD/ORD  RTR    TRANSPORT  "
+            "MULPDU  TX_FPDUS  TX_BYTES  RX_FPDUS  RX_BYTES  TX_SSN  RX_SSN  TERM_TX  TERM_RX  "
+            "ERROR\n"
+            "rddp0  17   RTS    -      -       2    on   off/off  16/8     write  sctp       "
+            "1424    10        20640     9         123       65535   0       -        -        "
+            "-\n");
+  json j = Parse(FormatQps({q}, kJson));
+  ASSERT_EQ(j.size(), 1U);
+  EXPECT_EQ(j[0]["transport"], "sctp");
+  EXPECT_EQ(j[0]["tx_ssn"], 65535);
+  EXPECT_EQ(j[0]["rx_ssn"], 0);
 }
 
 TEST(RddpctlFormat, QpJson) {
@@ -265,6 +288,9 @@ TEST(RddpctlFormat, QpJson) {
   EXPECT_EQ(c["tx_bytes"], 20640);
   EXPECT_EQ(c["rx_fpdus"], 9);
   EXPECT_EQ(c["rx_bytes"], 123);
+  EXPECT_EQ(c["transport"], "tcp");
+  EXPECT_FALSE(c.contains("tx_ssn"));  // over TCP there is none
+  EXPECT_FALSE(c.contains("rx_ssn"));
   EXPECT_EQ(c["error"], "MPA: CRC error");
   EXPECT_EQ(c["term_tx"], (json{{"layer", 2}, {"layer_name", "MPA"}, {"etype", 0}, {"ecode", 1}}));
   EXPECT_FALSE(c.contains("term_rx"));
@@ -284,8 +310,8 @@ TEST(RddpctlFormat, QpFromADecodedMessage) {
   std::optional<Qp> q = DecodeQp(nlmsg_hdr(msg.get()));
   ASSERT_TRUE(q);
   EXPECT_EQ(FormatQps({*q}, kHuman),
-            "DEV    QPN  STATE  LOCAL        REMOTE  MPA  CRC  MARKERS  IRD/ORD  RTR\n"
-            "rddp0  4    RTR    [fe80::1]:1  -       -    -    -        -        7\n");
+            "DEV    QPN  STATE  LOCAL        REMOTE  MPA  CRC  MARKERS  IRD/ORD  RTR  TRANSPORT\n"
+            "rddp0  4    RTR    [fe80::1]:1  -       -    -    -        -        7    -\n");
   json j = Parse(FormatQps({*q}, kJson));
   EXPECT_EQ(j[0]["rtr"], "7");
   EXPECT_EQ(j[0]["local_addr"], "fe80::1");

@@ -161,11 +161,12 @@ t_run "-j qp show as a user: MPA parameters, no address or port" jqt \
 	'[.[] | select(.connected and .state == "RTS")] | length >= 2 and all(.mpa_rev == 2 and .crc and (has("local_addr") or has("local_port") or has("remote_addr") or has("remote_port") | not))' \
 	user $ctl -j qp show
 # perftest makes two connections (data and its exchange channel).
-t_run "-j qp show dev rddp0: MPA parameters and traffic" jqt \
-	'[.[] | select(.connected and .state == "RTS")] | length >= 2 and all(.mpa_rev == 2 and .crc and (.markers_tx | not) and .rtr == "write" and .mulpdu > 0) and (map(.tx_bytes) | add > 0)' \
+t_run "-j qp show dev rddp0: transport, MPA parameters and traffic" jqt \
+	'[.[] | select(.connected and .state == "RTS")] | length >= 2 and all(.mpa_rev == 2 and .crc and (.markers_tx | not) and .rtr == "write" and .mulpdu > 0 and .transport == "tcp" and (has("tx_ssn") | not)) and (map(.tx_bytes) | add > 0)' \
 	$ctl -j qp show dev rddp0
 t_like "-s qp show adds the byte counters" 'TX_BYTES' $ctl -s qp show
 t_like "rdma -dd resource show qp has rddp's details" 'mpa_rev 2' rdma -dd resource show qp
+t_like "rdma -dd resource show qp names the transport" 'transport tcp' rdma -dd resource show qp
 t_like "rdma -dd resource show cm_id has them too" 'rtr write' rdma -dd resource show cm_id
 watch_rates() {
 	$ctl stats rddp0 -w 1 >/tmp/w.log 2>&1 &

@@ -190,6 +190,9 @@ std::optional<Qp> DecodeQp(const nlmsghdr* msg) {
   q.tx_bytes = Fixed<uint64_t>(a[RDDP_A_QP_TX_BYTES]);
   q.rx_fpdus = Fixed<uint64_t>(a[RDDP_A_QP_RX_FPDUS]);
   q.rx_bytes = Fixed<uint64_t>(a[RDDP_A_QP_RX_BYTES]);
+  q.transport = Fixed<uint8_t>(a[RDDP_A_QP_TRANSPORT]);
+  q.tx_ssn = Fixed<uint16_t>(a[RDDP_A_QP_TX_SSN]);
+  q.rx_ssn = Fixed<uint16_t>(a[RDDP_A_QP_RX_SSN]);
   q.error = String(a[RDDP_A_QP_ERROR]);
   q.term_tx = DecodeTerminate(a[RDDP_A_QP_TERM_TX]);
   q.term_rx = DecodeTerminate(a[RDDP_A_QP_TERM_RX]);

@@ -163,6 +163,7 @@ std::string FormatQps(const std::vector<Qp>& qps, const Options& options) {
       j.Field("qpn", q.num);
       if (q.state) j.Field("state", QpStateName(*q.state));
       j.Field("connected", q.connected);
+      if (q.transport) j.Field("transport", TransportName(*q.transport));
       JsonEndpoint(j, "local", q.local);
       JsonEndpoint(j, "remote", q.remote);
       j.Field("mpa_rev", q.mpa_rev);
@@ -177,6 +178,8 @@ std::string FormatQps(const std::vector<Qp>& qps, const Options& options) {
       j.Field("tx_bytes", q.tx_bytes);
       j.Field("rx_fpdus", q.rx_fpdus);
       j.Field("rx_bytes", q.rx_bytes);
+      j.Field("tx_ssn", q.tx_ssn);
+      j.Field("rx_ssn", q.rx_ssn);
       j.Field("error", q.error);
       JsonTerminate(j, "term_tx", q.term_tx);
       JsonTerminate(j, "term_rx", q.term_rx);
@@ -187,11 +190,11 @@ std::string FormatQps(const std::vector<Qp>& qps, const Options& options) {
   }
   if (qps.empty()) return {};
   std::vector<std::vector<std::string>> rows;
-  rows.push_back(
-      {"DEV", "QPN", "STATE", "LOCAL", "REMOTE", "MPA", "CRC", "MARKERS", "IRD/ORD", "RTR"});
+  rows.push_back({"DEV", "QPN", "STATE", "LOCAL", "REMOTE", "MPA", "CRC", "MARKERS", "IRD/ORD",
+                  "RTR", "TRANSPORT"});
   if (options.details) {
     rows[0].insert(rows[0].end(), {"MULPDU", "TX_FPDUS", "TX_BYTES", "RX_FPDUS", "RX_BYTES",
-                                   "TERM_TX", "TERM_RX", "ERROR"});
+                                   "TX_SSN", "RX_SSN", "TERM_TX", "TERM_RX", "ERROR"});
   }
   for (const Qp& q : qps) {
     std::vector<std::string> row = {
@@ -207,11 +210,13 @@ std::string FormatQps(const std::vector<Qp>& qps, const Options& options) {
                                      : std::string(kMissing),
         q.ird || q.ord ? Text(q.ird) + "/" + Text(q.ord) : std::string(kMissing),
         Named(q.rtr, RtrName),
+        Named(q.transport, TransportName),
     };
     if (options.details) {
       row.insert(row.end(),
                  {Text(q.mulpdu), Text(q.tx_fpdus), Text(q.tx_bytes), Text(q.rx_fpdus),
-                  Text(q.rx_bytes), q.term_tx ? FormatTerminate(*q.term_tx) : std::string(kMissing),
+                  Text(q.rx_bytes), Text(q.tx_ssn), Text(q.rx_ssn),
+                  q.term_tx ? FormatTerminate(*q.term_tx) : std::string(kMissing),
                   q.term_rx ? FormatTerminate(*q.term_rx) : std::string(kMissing), Text(q.error)});
     }
     rows.push_back(std::move(row));

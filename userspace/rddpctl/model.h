@@ -88,6 +88,9 @@ struct Qp {
   std::optional<uint64_t> tx_bytes{};
   std::optional<uint64_t> rx_fpdus{};
   std::optional<uint64_t> rx_bytes{};
+  std::optional<uint8_t> transport{};  // enum rddp_transport
+  std::optional<uint16_t> tx_ssn{};    // SCTP: our next DDP-SSN
+  std::optional<uint16_t> rx_ssn{};    // SCTP: the next DDP-SSN delivered
   std::optional<std::string> error{};
   std::optional<Terminate> term_tx{};
   std::optional<Terminate> term_rx{};

@@ -152,6 +152,9 @@ enum rddp_qp_attr {
 	RDDP_A_QP_ERROR,	/* string: the first error on the stream */
 	RDDP_A_QP_TERM_TX,	/* nest RDDP_A_TERM_*: the Terminate we sent */
 	RDDP_A_QP_TERM_RX,	/* nest RDDP_A_TERM_*: the one we received */
+	RDDP_A_QP_TRANSPORT,	/* u8: enum rddp_transport of the stream */
+	RDDP_A_QP_TX_SSN,	/* u16, SCTP: our next DDP-SSN */
+	RDDP_A_QP_RX_SSN,	/* u16, SCTP: the next DDP-SSN to deliver */
 	__RDDP_A_QP_MAX,
 };
 #define RDDP_A_QP_MAX (__RDDP_A_QP_MAX - 1)

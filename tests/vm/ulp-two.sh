@@ -10,17 +10,25 @@
 # LIO's iSER portal in b, 32 MiB written and read back, equal on the LUN's
 # file. Then both guests tear down: no QP or cm_id left, links deleted,
 # modules removed.
+# A second argument `sctp` (with `rddp`) has guest a's rddp0 initiate over
+# DDP over SCTP (draft-ietf-rddp-sctp-00, Documentation/wire-sctp.md):
+# the same ULPs, unchanged, over the other transport; guest b's listeners
+# take both. The counters then show SCTP carried the traffic.
 set -u
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/nvmeof.sh"
 . "$(dirname "$0")/nfsrdma.sh"
 . "$(dirname "$0")/iser.sh"
 
-peer=${1:-siw}
+peer=${1:-siw} transport=${2:-tcp}
 if [ "$RDDP_ROLE" = a ] || [ "$peer" = rddp ]; then drv=rddp; else drv=siw; fi
+ctl=/rddp/build/cmake/userspace/rddpctl/rddpctl
 
 t_barrier up
 t_run "load $drv" sh -c "modprobe $drv && rdma link add ${drv}0 type $drv netdev eth0"
+if [ "$transport" = sctp ] && [ "$RDDP_ROLE" = a ]; then
+	t_run "rddp0 initiates over SCTP" $ctl dev set rddp0 transport sctp
+fi
 t_run "modprobe nvmet-rdma nvme-rdma" nvme_modules
 if [ "$RDDP_ROLE" = b ]; then
 	t_run "nvmet on $drv: subsystem on rdma $RDDP_LOCAL_IP:4420" nvmet_up "$RDDP_LOCAL_IP"
@@ -142,6 +150,19 @@ if [ "$RDDP_ROLE" = b ]; then
 	}
 	t_run "the $peer target's LUN file holds what the initiator wrote last" lun_holds
 	t_run "LIO torn down" lio_down
+fi
+if [ "$transport" = sctp ]; then
+	# Both ends: a's initiators sent, b's targets received, over SCTP only.
+	t_run "the ULPs' traffic went over SCTP (sctp_tx_chunks > 10000)" \
+		rddp_counter_above sctp_tx_chunks 10000
+	sctp_opens() { # SCTP's own count of associations this guest set up
+		local n
+		n=$(awk '$1 == "SctpActiveEstabs" || $1 == "SctpPassiveEstabs" { s += $2 } END { print s + 0 }' \
+			/proc/net/sctp/snmp)
+		echo "associations: $n"
+		[ "$n" -gt 0 ]
+	}
+	t_run "SCTP counted the associations" sctp_opens
 fi
 [ "$peer" = rddp ] && t_run "iwpmd stopped" iwpm_down
 t_run "rmmod ib_isert ib_iser" modprobe -r ib_isert ib_iser

@@ -23,8 +23,8 @@
 #   ulp-siw  NVMe-oF/RDMA, NFS over RDMA and iSER: rddp's initiators and
 #            clients in guest a, the targets and nfsd on upstream siw in
 #            guest b (Debian's kernel, as interop);
-#   ulp-rddp the same with the targets on rddp (Debian's kernel only)
-#            (tests/vm/ulp-two.sh).
+#   ulp-rddp the same with the targets on rddp (Debian's kernel only),
+#            guest a initiating over DDP over SCTP (tests/vm/ulp-two.sh).
 # tshark decodes MPA/DDP/RDMAP (rpcordma disabled: its heuristic misreads
 # perftest payloads): no malformed frames, no "Bad CRC32", and what each run
 # must show on the wire. Last line: `vm-two: N passed, N failed, N skipped`.
@@ -294,7 +294,11 @@ fi
 want ulp-siw && run_two ulp-siw tests/vm/ulp-two.sh --timeout 900 "${peer[@]}" --ko-a "$rddp" -- siw
 # rddp at both ends runs on the debug kernel in one guest (vm-debug-ulp);
 # across the link only on Debian's, which keeps make check in its budget.
-want ulp-rddp && run_two ulp-rddp tests/vm/ulp-two.sh --timeout 900 --ko "$rddp" -- rddp
+# Guest a initiates over DDP over SCTP there: the same ULPs, unchanged, on
+# the other transport (Documentation/wire-sctp.md); TCP between two rddp
+# guests runs in uml-debug-two, and the ULPs over TCP in ulp-siw and in
+# one guest.
+want ulp-rddp && run_two ulp-rddp tests/vm/ulp-two.sh --timeout 900 --ko "$rddp" -- rddp sctp
 rm -f build/vm-results/two-"$kernel"-ulp-*.pcap
 rm -f build/vm-results/two-"$kernel"-*.pcap.txt
 

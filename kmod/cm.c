@@ -1106,25 +1106,25 @@ err:
 }
 
 /*
- * Listen on @addr with TCP (MPA) and SCTP (draft-ietf-rddp-sctp-00): the
+ * Listen on @addr with SCTP (draft-ietf-rddp-sctp-00) and TCP (MPA): the
  * two port spaces are separate, so the active side's transport decides
  * which one a connection takes. SCTP's listener is best effort: without
  * SCTP in the kernel (sock_create loads sctp.ko if it can), or with the
- * port taken in SCTP's space, the cm_id listens on TCP alone.
+ * port taken in SCTP's space, the cm_id listens on TCP alone. SCTP's comes
+ * first, as its first listen may load modules (the cookie's HMAC): whoever
+ * sees the TCP listener finds the SCTP one there too. On failure the
+ * caller closes what is on @l.
  */
 static int rddp_listen_addr(struct rddp_device *rdev, struct rddp_listen *l,
 			    struct iw_cm_id *id, struct sockaddr_storage *addr,
 			    int backlog)
 {
-	int ret = rddp_listen_one(rdev, l, id, addr, backlog, false);
+	int ret = rddp_listen_one(rdev, l, id, addr, backlog, true);
 
-	if (ret)
-		return ret;
-	ret = rddp_listen_one(rdev, l, id, addr, backlog, true);
 	if (ret && ret != -EPROTONOSUPPORT && ret != -ESOCKTNOSUPPORT)
 		pr_info_ratelimited("rddp: %s: %pISpc: listening on TCP only, SCTP failed: %d\n",
 				    dev_name(&rdev->ibdev.dev), addr, ret);
-	return 0;
+	return rddp_listen_one(rdev, l, id, addr, backlog, false);
 }
 
 static void rddp_listen_close(struct rddp_listen *l)

@@ -135,7 +135,8 @@ uml() { # TEST...|two|faults
 		if [ "$t" = two ]; then
 			# rddp at both ends: interop with siw stays in qemu
 			# (vm-*-two), where siw's guest boots Debian's kernel.
-			suite uml-debug-two bash tools/vm/two-vm-check.sh uml-debug smoke markers
+			# sctp: DDP over SCTP across a reordering, lossy wire.
+			suite uml-debug-two bash tools/vm/two-vm-check.sh uml-debug smoke markers sctp
 			continue
 		fi
 		if [ "$t" = faults ]; then

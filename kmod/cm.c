@@ -817,23 +817,20 @@ static void rddp_cep_work(struct work_struct *work)
 /* ---- iw_cm provider calls ---- */
 
 /*
- * Start the TCP connection of an active endpoint: its socket bound to
- * @laddr and connecting, the cm_id referenced. Caller holds cep->lock.
+ * Bind @sock (TCP or SCTP, created by the caller) to @laddr, give it to the
+ * endpoint and start connecting to @raddr, the cm_id referenced. Takes
+ * @sock: on failure it is released or the endpoint's. Caller holds
+ * cep->lock.
  */
-static int rddp_cep_tcp_connect(struct rddp_cep *cep, struct iw_cm_id *id,
-				struct sockaddr_storage *laddr,
-				struct sockaddr_storage *raddr)
+int rddp_cep_bind_connect(struct rddp_cep *cep, struct iw_cm_id *id,
+			  struct socket *sock, struct sockaddr_storage *laddr,
+			  struct sockaddr_storage *raddr)
 {
-	struct socket *sock;
 	int ret;
 
-	ret = rddp_sock_create(cep, raddr->ss_family, &sock);
-	if (ret)
-		return ret;
-	rddp_sock_share_mapped_port(sock, id);
 	ret = kernel_bind(sock, (struct sockaddr *)laddr, rddp_addr_len(laddr));
 	if (ret == -EADDRINUSE) {
-		/* rdma_cm's port is taken in TCP's port space: any port. */
+		/* rdma_cm's port is taken in this port space: any port. */
 		if (laddr->ss_family == AF_INET)
 			((struct sockaddr_in *)laddr)->sin_port = 0;
 		else
@@ -858,6 +855,21 @@ static int rddp_cep_tcp_connect(struct rddp_cep *cep, struct iw_cm_id *id,
 		return ret;
 	}
 	return 0;
+}
+
+/* The TCP connection of an active endpoint. Caller holds cep->lock. */
+static int rddp_cep_tcp_connect(struct rddp_cep *cep, struct iw_cm_id *id,
+				struct sockaddr_storage *laddr,
+				struct sockaddr_storage *raddr)
+{
+	struct socket *sock;
+	int ret;
+
+	ret = rddp_sock_create(cep, raddr->ss_family, &sock);
+	if (ret)
+		return ret;
+	rddp_sock_share_mapped_port(sock, id);
+	return rddp_cep_bind_connect(cep, id, sock, laddr, raddr);
 }
 
 int rddp_iw_connect(struct iw_cm_id *id, struct iw_cm_conn_param *param)

@@ -95,6 +95,9 @@ void rddp_cep_timer_start(struct rddp_cep *cep, unsigned long delay);
 void rddp_cep_sock_attach(struct rddp_cep *cep, struct socket *sock);
 struct socket *rddp_cep_sock_detach(struct rddp_cep *cep);
 int rddp_addr_len(const struct sockaddr_storage *a);
+int rddp_cep_bind_connect(struct rddp_cep *cep, struct iw_cm_id *id,
+			  struct socket *sock, struct sockaddr_storage *laddr,
+			  struct sockaddr_storage *raddr);
 void rddp_cep_deliver(struct rddp_cep *cep, struct iw_cm_id *id,
 		      enum iw_cm_event_type type, int status,
 		      const void *pd, u16 pd_len, struct socket *sock);

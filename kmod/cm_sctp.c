@@ -89,34 +89,10 @@ int rddp_sctp_cm_connect(struct rddp_cep *cep, struct iw_cm_id *id,
 	if (ret)
 		return ret;
 	sock->sk->sk_sndtimeo = rddp_mpa_timeout();
-	ret = kernel_bind(sock, (struct sockaddr *)laddr, rddp_addr_len(laddr));
-	if (ret == -EADDRINUSE) {
-		/* rdma_cm's port is taken in SCTP's port space: any port. */
-		if (laddr->ss_family == AF_INET)
-			((struct sockaddr_in *)laddr)->sin_port = 0;
-		else
-			((struct sockaddr_in6 *)laddr)->sin6_port = 0;
-		ret = kernel_bind(sock, (struct sockaddr *)laddr,
-				  rddp_addr_len(laddr));
-	}
-	if (ret) {
-		sock_release(sock);
-		return ret;
-	}
-	rddp_cep_sock_attach(cep, sock);
-	cep->link->sock = sock;
-	id->add_ref(id);
-	cep->cm_id = id;
-	id->provider_data = cep;
-	cep->state = RDDP_CEP_CONNECTING;
-	ret = kernel_connect(sock, (struct sockaddr *)raddr,
-			     rddp_addr_len(raddr), O_NONBLOCK);
-	if (ret && ret != -EINPROGRESS) {
-		id->rem_ref(id);
-		cep->cm_id = NULL;
-		return ret;
-	}
-	return 0;
+	ret = rddp_cep_bind_connect(cep, id, sock, laddr, raddr);
+	if (!ret)
+		cep->link->sock = sock;
+	return ret;
 }
 
 /* §3.2: the Initiate, DDP-SSN 1, with IRD/ORD and the ULP's private data. */

@@ -82,12 +82,6 @@ integrity() {
 }
 t_like "data integrity on $qps concurrent QP pairs" ' 0 bad' integrity
 
-no_res() { # TYPE: `rdma res show TYPE` lists nothing
-	local out
-	out=$(rdma res show "$1") || return 1
-	echo "$out"
-	[ -z "$(tr -d '[:space:]' <<<"$out")" ]
-}
 for type in qp cm_id cq mr pd; do
 	t_run "no $type left (rdma res show $type)" no_res $type
 done

@@ -29,14 +29,8 @@ integrity=/rddp/build/cmake/tests/verbs/rddp_integrity
 
 # A lost segment costs TCP at least a 200 ms retransmission timeout: the
 # bounds are larger than lib.sh's.
-ping_server() { rping_run 400 -s -a "$RDDP_LOCAL_IP" -C "$1" -S "$2" -V; }
-ping_client() {
-	rping_run 400 -c -a "$RDDP_PEER_IP" -C "$1" -S "$2" -V -v >/tmp/rping-c.log 2>&1
-	local rc=$?
-	tail -1 /tmp/rping-c.log | cut -c1-100
-	echo "# $(grep -c '^ping data: ' /tmp/rping-c.log) pings verified"
-	[ "$rc" -eq 0 ] && [ "$(grep -c '^ping data: ' /tmp/rping-c.log)" -eq "$1" ]
-}
+# shellcheck disable=SC2034 # lib.sh's rping_server and rping_client read it
+RPING_BOUND=400
 integ_server() { timeout 900 "$integrity" --serve "$RDDP_LOCAL_IP" "$qps"; }
 integ_client() {
 	timeout 900 "$integrity" --connect "$RDDP_PEER_IP" "$qps" 6 1 "$max_kib"
@@ -58,12 +52,6 @@ no_errors() {
 	done
 	return $bad
 }
-no_res() { # TYPE: `rdma res show TYPE` lists nothing
-	local out
-	out=$(rdma res show "$1") || return 1
-	echo "$out"
-	[ -z "$(tr -d '[:space:]' <<<"$out")" ]
-}
 
 t_barrier up
 t_run "modprobe rddp" modprobe rddp
@@ -74,7 +62,7 @@ for crc in 1 0; do
 			dev set rddp0 crc off
 	fi
 	t_barrier "ready-$crc"
-	both a "rping -V ${pings} x 4 KiB, mpa_crc=$crc" ping_server ping_client "$pings" 4096
+	both a "rping -V ${pings} x 4 KiB, mpa_crc=$crc" rping_server rping_client "$pings" 4096
 	both b "integrity on $qps QPs, mpa_crc=$crc" integ_server integ_client
 	t_run "mpa_crc=$crc: no CRC, framing or Terminate counted" no_errors
 	if [ "$RDDP_ROLE" = a ]; then

@@ -215,15 +215,25 @@ rping_run() {
 	fi
 	return "$rc"
 }
-# Two-VM exchanges (interop.sh, markers.sh): the server runs in one guest,
-# the client in the other, over the device $RDDP_DEV. rping exits 0 even
-# when its connection fails, so the client counts its pings.
-rping_server() { rping_run 120 -s -a "$RDDP_LOCAL_IP" -C "$1" -S "$2" -V; }
+# Two-VM exchanges (interop.sh, markers.sh, faults.sh, sctp-two.sh): the
+# server runs in one guest, the client in the other, over the device
+# $RDDP_DEV, bounded by $RPING_BOUND seconds (120; more over a lossy wire).
+# rping exits 0 even when its connection fails, so the client counts its
+# pings.
+rping_server() { rping_run "${RPING_BOUND:-120}" -s -a "$RDDP_LOCAL_IP" -C "$1" -S "$2" -V; }
 rping_client() {
-	rping_run 120 -c -a "$RDDP_PEER_IP" -C "$1" -S "$2" -V -v >/tmp/rping-c.log 2>&1
+	rping_run "${RPING_BOUND:-120}" -c -a "$RDDP_PEER_IP" -C "$1" -S "$2" -V -v \
+		>/tmp/rping-c.log 2>&1
 	local rc=$?
-	cat /tmp/rping-c.log
+	tail -3 /tmp/rping-c.log | cut -c1-100
+	echo "# $(grep -c '^ping data: ' /tmp/rping-c.log) pings verified"
 	[ "$rc" -eq 0 ] && [ "$(grep -c '^ping data: ' /tmp/rping-c.log)" -eq "$1" ]
+}
+no_res() { # TYPE: `rdma res show TYPE` lists nothing
+	local out
+	out=$(rdma res show "$1") || return 1
+	echo "$out"
+	[ -z "$(tr -d '[:space:]' <<<"$out")" ]
 }
 # Line-buffered, so that what a server printed survives its timeout
 # (120 s). One that times out first shows the kernel's view: its threads'

@@ -24,14 +24,8 @@ integrity=/rddp/build/cmake/tests/verbs/rddp_integrity
 ctl=/rddp/build/cmake/userspace/rddpctl/rddpctl
 
 # A lost chunk costs SCTP a retransmission timeout: generous bounds.
-ping_server() { rping_run 400 -s -a "$RDDP_LOCAL_IP" -C "$1" -S "$2" -V; }
-ping_client() {
-	rping_run 400 -c -a "$RDDP_PEER_IP" -C "$1" -S "$2" -V -v >/tmp/rping-c.log 2>&1
-	local rc=$?
-	tail -1 /tmp/rping-c.log | cut -c1-100
-	echo "# $(grep -c '^ping data: ' /tmp/rping-c.log) pings verified"
-	[ "$rc" -eq 0 ] && [ "$(grep -c '^ping data: ' /tmp/rping-c.log)" -eq "$1" ]
-}
+# shellcheck disable=SC2034 # lib.sh's rping_server and rping_client read it
+RPING_BOUND=400
 integ_server() { timeout 900 "$integrity" --serve "$RDDP_LOCAL_IP" "$qps"; }
 integ_client() { timeout 900 "$integrity" --connect "$RDDP_PEER_IP" "$qps" 6 1 "$max_kib"; }
 
@@ -47,12 +41,6 @@ no_errors() {
 	done
 	return $bad
 }
-no_res() { # TYPE: `rdma res show TYPE` lists nothing
-	local out
-	out=$(rdma res show "$1") || return 1
-	echo "$out"
-	[ -z "$(tr -d '[:space:]' <<<"$out")" ]
-}
 # The associations, for the record.
 assocs() { cat /proc/net/sctp/assocs /proc/net/sctp/snmp >"$RDDP_RESULTS/sctp-$1.txt" 2>&1; }
 
@@ -63,8 +51,8 @@ t_run "rdma link add rddp0" rdma link add rddp0 type rddp netdev eth0
 t_run "rddpctl dev set rddp0 transport sctp" $ctl dev set rddp0 transport sctp
 t_like "rddpctl dev show: transport sctp" 'transport sctp' $ctl dev show rddp0
 t_barrier ready
-both a "rping -V over SCTP, $pings x 4 KiB, server in a" ping_server ping_client "$pings" 4096
-both b "rping -V over SCTP, $pings x 60000 B, server in b" ping_server ping_client "$pings" 60000
+both a "rping -V over SCTP, $pings x 4 KiB, server in a" rping_server rping_client "$pings" 4096
+both b "rping -V over SCTP, $pings x 60000 B, server in b" rping_server rping_client "$pings" 60000
 assocs rping
 both b "integrity over SCTP on $qps QPs" integ_server integ_client
 assocs integrity

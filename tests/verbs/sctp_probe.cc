@@ -1,0 +1,564 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+// DDP over SCTP (draft-ietf-rddp-sctp-00, Documentation/wire-sctp.md) seen
+// from outside rddp, for tests/vm/sctp.sh. Three modes:
+//
+//   rddp_sctp_probe connect ADDR PORT [--adaptation N] [--wait SECONDS]
+//       A one-to-one SCTP association to ADDR:PORT, with the Adaptation
+//       Layer Indication N (SCTP_ADAPTATION_LAYER) or, by default, none.
+//       Once up it sends a DDP Stream Session Initiate (PPID 2, U=1,
+//       DDP-SSN 1, function code 2, rddp's IRD/ORD prefix and 16 octets of
+//       private data) and reports, one line each, what comes back within
+//       SECONDS (default 5): "connect: ok|refused (...)", "adaptation: N"
+//       (the peer's indication), "data: ppid P ssn S fc F len L", "event:
+//       ...", and a last line "result: refused|aborted|closed|open". With an
+//       adaptation indication it answers an Accept with one DDP segment (PPID
+//       1, DDP-SSN 2) and a session Terminate (PPID 2, DDP-SSN 3, code 4) and
+//       shuts the association down: a conformant active side in miniature.
+//   rddp_sctp_probe serve ADDR PORT [--adaptation N]
+//       The passive side of that miniature: listens (30 s at most), takes
+//       one association, answers its Initiate with an Accept (PPID 2,
+//       DDP-SSN 1, code 3) and one DDP segment (PPID 1, DDP-SSN 2), reads
+//       until the peer shuts down. sctp.sh checks its pcap reader on it.
+//   rddp_sctp_probe pcap FILE PORT
+//       Reads a capture (tcpdump -w; Ethernet, Linux cooked v1/v2 or raw
+//       IP; IPv4 and IPv6) and prints TAP: each SCTP association with PORT
+//       at one end starts with an INIT and INIT ACK carrying the Adaptation
+//       Layer Indication 2 (parameter 0xc006); every DATA chunk is unordered
+//       (U=1, §7), one whole message (B=E=1, fragmentation off, §6), PPID 1
+//       or 2 (§2.2); the first DATA chunk of each direction is session
+//       control with DDP-SSN 1 (§2.2.1), the active side's an Initiate (2),
+//       the passive side's an Accept (3); DDP segments went both ways; no
+//       TCP SYN went to PORT (the connection really was SCTP).
+//
+// Uses only the kernel's UAPI (<linux/sctp.h>), not libsctp.
+#include <arpa/inet.h>
+#include <linux/sctp.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <cerrno>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <map>
+#include <optional>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "tap.h"
+
+namespace {
+
+// glibc names SOL_SCTP only in libsctp's <netinet/sctp.h>; the level is the
+// protocol number.
+constexpr int kSolSctp = IPPROTO_SCTP;
+constexpr uint32_t kPpidSegment = 1;
+constexpr uint32_t kPpidControl = 2;
+constexpr uint16_t kFcInitiate = 2;
+constexpr uint16_t kFcAccept = 3;
+constexpr uint16_t kFcTerminate = 4;
+constexpr uint16_t kParamAdaptation = 0xc006;
+
+uint16_t Be16(const uint8_t* p) { return static_cast<uint16_t>(p[0] << 8 | p[1]); }
+uint32_t Be32(const uint8_t* p) {
+  return static_cast<uint32_t>(p[0]) << 24 | static_cast<uint32_t>(p[1]) << 16 |
+         static_cast<uint32_t>(p[2]) << 8 | p[3];
+}
+
+// ---- socket modes -----------------------------------------------------------
+
+std::optional<sockaddr_storage> Resolve(const char* addr, const char* port, socklen_t* len) {
+  addrinfo hints{};
+  addrinfo* ai = nullptr;
+  hints.ai_family = AF_UNSPEC;
+  hints.ai_flags = AI_NUMERICHOST | AI_NUMERICSERV;
+  if (getaddrinfo(addr, port, &hints, &ai) || !ai) return std::nullopt;
+  sockaddr_storage ss{};
+  std::memcpy(&ss, ai->ai_addr, ai->ai_addrlen);
+  *len = ai->ai_addrlen;
+  freeaddrinfo(ai);
+  return ss;
+}
+
+int SctpSocket(int family, std::optional<uint32_t> adaptation) {
+  int fd = socket(family, SOCK_STREAM, IPPROTO_SCTP);
+  if (fd < 0) return -1;
+  if (adaptation) {
+    sctp_setadaptation a{};
+    a.ssb_adaptation_ind = *adaptation;
+    if (setsockopt(fd, kSolSctp, SCTP_ADAPTATION_LAYER, &a, sizeof(a))) return -1;
+  }
+  sctp_event_subscribe ev{};
+  ev.sctp_data_io_event = 1;
+  ev.sctp_association_event = 1;
+  ev.sctp_shutdown_event = 1;
+  ev.sctp_adaptation_layer_event = 1;
+  if (setsockopt(fd, kSolSctp, SCTP_EVENTS, &ev, sizeof(ev))) return -1;
+  return fd;
+}
+
+// One unordered message on stream 0: DDP-SSN, then the body.
+bool SendChunk(int fd, uint32_t ppid, uint16_t ssn, const std::vector<uint8_t>& body) {
+  std::vector<uint8_t> msg(2 + body.size());
+  msg[0] = static_cast<uint8_t>(ssn >> 8);
+  msg[1] = static_cast<uint8_t>(ssn);
+  std::copy(body.begin(), body.end(), msg.begin() + 2);
+  iovec iov{msg.data(), msg.size()};
+  std::array<char, CMSG_SPACE(sizeof(sctp_sndrcvinfo))> cbuf{};
+  msghdr mh{};
+  mh.msg_iov = &iov;
+  mh.msg_iovlen = 1;
+  mh.msg_control = cbuf.data();
+  mh.msg_controllen = cbuf.size();
+  cmsghdr* c = CMSG_FIRSTHDR(&mh);
+  c->cmsg_level = kSolSctp;
+  c->cmsg_type = SCTP_SNDRCV;
+  c->cmsg_len = CMSG_LEN(sizeof(sctp_sndrcvinfo));
+  sctp_sndrcvinfo info{};
+  info.sinfo_ppid = htonl(ppid);  // passed through unconverted
+  info.sinfo_flags = SCTP_UNORDERED;
+  std::memcpy(CMSG_DATA(c), &info, sizeof(info));
+  return sendmsg(fd, &mh, 0) == static_cast<ssize_t>(msg.size());
+}
+
+std::vector<uint8_t> Control(uint16_t fc, bool with_pd) {
+  std::vector<uint8_t> b;
+  b.reserve(32);
+  b.push_back(static_cast<uint8_t>(fc >> 8));
+  b.push_back(static_cast<uint8_t>(fc));
+  if (with_pd) {
+    // rddp's IRD/ORD prefix (IRD 1, ORD 1), then 16 octets of ULP data.
+    const std::array<uint8_t, 4> ird_ord{0, 1, 0, 1};
+    b.insert(b.end(), ird_ord.begin(), ird_ord.end());
+    const std::string pd = "rddp_sctp_probe!";
+    b.insert(b.end(), pd.begin(), pd.end());
+  }
+  return b;
+}
+
+enum class Got { kData, kEvent, kClosed, kAborted, kTimeout, kError };
+
+// Waits up to @ms for one message; prints what it was.
+Got ReadOne(int fd, int ms, uint32_t* ppid = nullptr, uint16_t* fc = nullptr) {
+  pollfd p{fd, POLLIN, 0};
+  int n = poll(&p, 1, ms);
+  if (n == 0) return Got::kTimeout;
+  if (n < 0) return Got::kError;
+  std::array<uint8_t, 65536> buf{};
+  std::array<char, 256> cbuf{};
+  iovec iov{buf.data(), buf.size()};
+  msghdr mh{};
+  mh.msg_iov = &iov;
+  mh.msg_iovlen = 1;
+  mh.msg_control = cbuf.data();
+  mh.msg_controllen = cbuf.size();
+  ssize_t len = recvmsg(fd, &mh, 0);
+  if (len == 0) {
+    std::printf("event: end of stream (peer shut down)\n");
+    return Got::kClosed;
+  }
+  if (len < 0) {
+    int err = errno;
+    std::printf("event: recvmsg: %s\n", std::strerror(err));
+    return err == ECONNRESET || err == EPIPE ? Got::kAborted : Got::kError;
+  }
+  if (mh.msg_flags & MSG_NOTIFICATION) {
+    sctp_notification no{};
+    std::memcpy(&no, buf.data(), std::min(sizeof(no), static_cast<size_t>(len)));
+    switch (no.sn_header.sn_type) {
+      case SCTP_ASSOC_CHANGE:
+        std::printf("event: association change, state %u, error %u\n", no.sn_assoc_change.sac_state,
+                    no.sn_assoc_change.sac_error);
+        if (no.sn_assoc_change.sac_state == SCTP_COMM_LOST ||
+            no.sn_assoc_change.sac_state == SCTP_CANT_STR_ASSOC)
+          return Got::kAborted;
+        if (no.sn_assoc_change.sac_state == SCTP_SHUTDOWN_COMP) return Got::kClosed;
+        break;
+      case SCTP_ADAPTATION_INDICATION:
+        std::printf("adaptation: %u\n", no.sn_adaptation_event.sai_adaptation_ind);
+        break;
+      case SCTP_SHUTDOWN_EVENT:
+        std::printf("event: peer shutdown\n");
+        break;
+      default:
+        std::printf("event: notification %u\n", no.sn_header.sn_type);
+    }
+    return Got::kEvent;
+  }
+  uint32_t pp = 0;
+  for (cmsghdr* c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c)) {
+    if (c->cmsg_level == kSolSctp && c->cmsg_type == SCTP_SNDRCV) {
+      sctp_sndrcvinfo info{};
+      std::memcpy(&info, CMSG_DATA(c), sizeof(info));
+      pp = ntohl(info.sinfo_ppid);
+    }
+  }
+  uint16_t f = len >= 4 ? Be16(&buf[2]) : 0;
+  std::printf("data: ppid %u ssn %u fc %u len %zd\n", pp, len >= 2 ? Be16(buf.data()) : 0U, f, len);
+  if (ppid) *ppid = pp;
+  if (fc) *fc = f;
+  return Got::kData;
+}
+
+int Connect(const char* addr, const char* port, std::optional<uint32_t> adaptation, int wait_s) {
+  socklen_t alen = 0;
+  auto sa = Resolve(addr, port, &alen);
+  if (!sa) {
+    std::printf("result: bad address %s %s\n", addr, port);
+    return 64;
+  }
+  int fd = SctpSocket(sa->ss_family, adaptation);
+  if (fd < 0) {
+    std::printf("result: no SCTP socket: %s\n", std::strerror(errno));
+    return 2;
+  }
+  timeval tv{static_cast<time_t>(wait_s), 0};
+  setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+  if (connect(fd, reinterpret_cast<sockaddr*>(&*sa), alen)) {
+    std::printf("connect: refused (%s)\nresult: refused\n", std::strerror(errno));
+    close(fd);
+    return 0;
+  }
+  std::printf("connect: ok\n");
+  if (!SendChunk(fd, kPpidControl, 1, Control(kFcInitiate, true))) {
+    std::printf("event: sending the Initiate failed: %s\n", std::strerror(errno));
+  } else {
+    std::printf("sent: Initiate, ppid 2 ssn 1\n");
+  }
+  const char* result = "open";
+  for (int left = wait_s * 10; left > 0; --left) {
+    uint32_t ppid = 0;
+    uint16_t fc = 0;
+    Got g = ReadOne(fd, 100, &ppid, &fc);
+    if (g == Got::kAborted || g == Got::kError) {
+      result = "aborted";
+      break;
+    }
+    if (g == Got::kClosed) {
+      result = "closed";
+      break;
+    }
+    if (g == Got::kData && adaptation && ppid == kPpidControl && fc == kFcAccept) {
+      // The miniature's active side: a segment (an untagged Send header
+      // with no payload), a session Terminate, a graceful shutdown.
+      const std::vector<uint8_t> seg(18, 0);
+      SendChunk(fd, kPpidSegment, 2, seg);
+      SendChunk(fd, kPpidControl, 3, Control(kFcTerminate, false));
+      shutdown(fd, SHUT_WR);
+      std::printf("sent: segment ssn 2, Terminate ssn 3, shutdown\n");
+    }
+  }
+  std::printf("result: %s\n", result);
+  close(fd);
+  return 0;
+}
+
+int Serve(const char* addr, const char* port, std::optional<uint32_t> adaptation) {
+  socklen_t alen = 0;
+  auto sa = Resolve(addr, port, &alen);
+  if (!sa) return 64;
+  int lfd = SctpSocket(sa->ss_family, adaptation);
+  int one = 1;
+  if (lfd < 0 || setsockopt(lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) ||
+      bind(lfd, reinterpret_cast<sockaddr*>(&*sa), alen) || listen(lfd, 1)) {
+    std::printf("serve: %s\n", std::strerror(errno));
+    return 2;
+  }
+  std::printf("serve: listening\n");
+  pollfd p{lfd, POLLIN, 0};
+  if (poll(&p, 1, 30 * 1000) != 1) {
+    std::printf("serve: nobody came\n");
+    return 1;
+  }
+  int fd = accept(lfd, nullptr, nullptr);
+  if (fd < 0) return 2;
+  int rc = 1;
+  for (int left = 300; left > 0; --left) {
+    uint32_t ppid = 0;
+    uint16_t fc = 0;
+    Got g = ReadOne(fd, 100, &ppid, &fc);
+    if (g == Got::kClosed || g == Got::kAborted || g == Got::kError) break;
+    if (g == Got::kData && ppid == kPpidControl && fc == kFcInitiate) {
+      SendChunk(fd, kPpidControl, 1, Control(kFcAccept, true));
+      const std::vector<uint8_t> seg(18, 0);
+      SendChunk(fd, kPpidSegment, 2, seg);
+      std::printf("sent: Accept ssn 1, segment ssn 2\n");
+      rc = 0;
+    }
+  }
+  close(fd);
+  close(lfd);
+  return rc;
+}
+
+// ---- pcap -------------------------------------------------------------------
+
+struct Chunk {
+  bool to_port;  // towards PORT (from the active side)
+  uint8_t flags;
+  uint32_t ppid;
+  std::vector<uint8_t> head;  // the first octets of the user data
+};
+
+struct Assoc {
+  bool init_ali = false;      // INIT towards PORT with 0xc006 = 2
+  bool init_ack_ali = false;  // INIT ACK from PORT with 0xc006 = 2
+  std::string init_seen;      // what the INIT/INIT ACK carried
+  std::vector<Chunk> data;
+  int idata = 0;  // I-DATA chunks (RFC 8260): rddp never sends them
+};
+
+// The Adaptation Layer Indication in an INIT or INIT ACK's parameters
+// (after its 16 fixed octets), or nullopt.
+std::optional<uint32_t> FindAli(const uint8_t* p, size_t len) {
+  for (size_t off = 16; off + 4 <= len;) {
+    uint16_t type = Be16(p + off), plen = Be16(p + off + 2);
+    if (plen < 4 || off + plen > len) break;
+    if (type == kParamAdaptation && plen >= 8) return Be32(p + off + 4);
+    off += (plen + 3U) & ~3U;
+  }
+  return std::nullopt;
+}
+
+using AssocKey = std::tuple<std::string, uint16_t>;  // active side's address and port
+
+struct Capture {
+  std::map<AssocKey, Assoc> assocs;
+  int syns = 0;     // TCP SYNs towards PORT
+  int packets = 0;  // packets read
+};
+
+std::string AddrString(int family, const uint8_t* a) {
+  std::array<char, INET6_ADDRSTRLEN> s{};
+  inet_ntop(family, a, s.data(), s.size());
+  return s.data();
+}
+
+void SctpPacket(Capture* cap, uint16_t port, const std::string& src, const std::string& dst,
+                const uint8_t* p, size_t len) {
+  if (len < 12) return;
+  uint16_t sport = Be16(p), dport = Be16(p + 2);
+  if (sport != port && dport != port) return;
+  bool to_port = dport == port;
+  AssocKey key = to_port ? AssocKey{src, sport} : AssocKey{dst, dport};
+  Assoc& a = cap->assocs[key];
+  for (size_t off = 12; off + 4 <= len;) {
+    uint8_t type = p[off], flags = p[off + 1];
+    uint16_t clen = Be16(p + off + 2);
+    if (clen < 4 || off + clen > len) break;
+    const uint8_t* c = p + off;
+    if ((type == 1 || type == 2) && clen >= 20) {  // INIT, INIT ACK
+      auto ali = FindAli(c + 4, clen - 4U);
+      std::string what = std::string(type == 1 ? "INIT" : "INIT ACK") + " adaptation " +
+                         (ali ? std::to_string(*ali) : "none");
+      a.init_seen += (a.init_seen.empty() ? "" : "; ") + what;
+      if (type == 1 && to_port && ali == 2U) a.init_ali = true;
+      if (type == 2 && !to_port && ali == 2U) a.init_ack_ali = true;
+    } else if (type == 0 && clen >= 16) {  // DATA
+      Chunk ch{to_port, flags, Be32(c + 12), {}};
+      ch.head.assign(c + 16, c + std::min<size_t>(clen, 16 + 8));
+      a.data.push_back(ch);
+    } else if (type == 64) {
+      ++a.idata;
+    }
+    off += (clen + 3U) & ~3U;
+  }
+}
+
+void IpPacket(Capture* cap, uint16_t port, const uint8_t* p, size_t len) {
+  if (len < 1) return;
+  int version = p[0] >> 4;
+  uint8_t proto = 0;
+  size_t hl = 0;
+  std::string src, dst;
+  if (version == 4 && len >= 20) {
+    hl = static_cast<size_t>(p[0] & 0xfU) * 4;
+    proto = p[9];
+    src = AddrString(AF_INET, p + 12);
+    dst = AddrString(AF_INET, p + 16);
+    len = std::min<size_t>(len, Be16(p + 2));
+  } else if (version == 6 && len >= 40) {
+    hl = 40;
+    proto = p[6];  // no extension headers on these captures
+    src = AddrString(AF_INET6, p + 8);
+    dst = AddrString(AF_INET6, p + 24);
+  } else {
+    return;
+  }
+  if (hl > len) return;
+  ++cap->packets;
+  if (proto == IPPROTO_SCTP) SctpPacket(cap, port, src, dst, p + hl, len - hl);
+  if (proto == IPPROTO_TCP && len - hl >= 14 && Be16(p + hl + 2) == port) {
+    uint8_t fl = p[hl + 13];
+    if ((fl & 0x02) && !(fl & 0x10)) ++cap->syns;  // SYN without ACK
+  }
+}
+
+bool ReadPcap(const char* file, uint16_t port, Capture* cap, std::string* err) {
+  std::ifstream in(file, std::ios::binary);
+  std::vector<uint8_t> d((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (d.size() < 24) {
+    *err = "no pcap header";
+    return false;
+  }
+  uint32_t magic = d[0] | d[1] << 8 | d[2] << 16 | static_cast<uint32_t>(d[3]) << 24;
+  bool le = magic == 0xa1b2c3d4 || magic == 0xa1b23c4d;
+  if (!le && magic != 0xd4c3b2a1 && magic != 0x4d3cb2a1) {
+    *err = "not a pcap file (pcapng?)";
+    return false;
+  }
+  auto u32 = [&](size_t off) {
+    return le ? (d[off] | d[off + 1] << 8 | d[off + 2] << 16 |
+                 static_cast<uint32_t>(d[off + 3]) << 24)
+              : Be32(&d[off]);
+  };
+  uint32_t linktype = u32(20);
+  for (size_t off = 24; off + 16 <= d.size();) {
+    uint32_t caplen = u32(off + 8);
+    off += 16;
+    if (off + caplen > d.size()) break;
+    const uint8_t* p = &d[off];
+    size_t hdr = 0;
+    uint16_t proto = 0x0800;
+    switch (linktype) {
+      case 1:  // Ethernet (lo captures too)
+        hdr = 14;
+        proto = caplen >= 14 ? Be16(p + 12) : 0;
+        break;
+      case 113:  // Linux cooked v1
+        hdr = 16;
+        proto = caplen >= 16 ? Be16(p + 14) : 0;
+        break;
+      case 276:  // Linux cooked v2
+        hdr = 20;
+        proto = caplen >= 20 ? Be16(p) : 0;
+        break;
+      case 12:
+      case 101:  // raw IP
+        break;
+      default:
+        *err = "link type " + std::to_string(linktype) + " not read";
+        return false;
+    }
+    if (caplen > hdr && (proto == 0x0800 || proto == 0x86dd))
+      IpPacket(cap, port, p + hdr, caplen - hdr);
+    off += caplen;
+  }
+  return true;
+}
+
+std::string Hex(const std::vector<uint8_t>& v) {
+  std::string s;
+  std::array<char, 4> b{};
+  for (uint8_t x : v) {
+    std::snprintf(b.data(), b.size(), "%02x", x);
+    s += b.data();
+  }
+  return s;
+}
+
+// The first DATA chunk in one direction: session control, DDP-SSN 1,
+// function code @fc.
+bool FirstIs(rddp_test::Tap& tap, const std::vector<Chunk>& data, bool to_port, uint16_t fc,
+             const std::string& name) {
+  for (const Chunk& c : data) {
+    if (c.to_port != to_port) continue;
+    bool ok = c.ppid == kPpidControl && c.head.size() >= 4 && Be16(c.head.data()) == 1 &&
+              Be16(&c.head[2]) == fc;
+    return tap.Check(ok, name, "ppid " + std::to_string(c.ppid) + ", first octets " + Hex(c.head));
+  }
+  return tap.Check(false, name, "no DATA chunk that way");
+}
+
+int CheckPcap(const char* file, const char* port_s) {
+  rddp_test::Tap tap;
+  Capture cap;
+  std::string err;
+  auto port = static_cast<uint16_t>(std::strtoul(port_s, nullptr, 10));
+  if (!tap.Check(ReadPcap(file, port, &cap, &err), "the capture reads", err)) return tap.Finish();
+  std::printf("# %d IP packets, %zu SCTP associations with port %u, %d TCP SYNs to it\n",
+              cap.packets, cap.assocs.size(), port, cap.syns);
+  tap.Check(!cap.assocs.empty(), "an SCTP association with port " + std::string(port_s));
+  int index = 0;
+  for (const auto& [key, a] : cap.assocs) {
+    // Check names stay the same from run to run: the association's number
+    // in the capture; its address and ephemeral port in a comment.
+    const std::string who = "association " + std::to_string(++index);
+    std::printf("# %s: from [%s]:%u\n", who.c_str(), std::get<0>(key).c_str(), std::get<1>(key));
+    int up = 0, down = 0, unordered = 0, whole = 0, ppid_ok = 0, segs_up = 0, segs_down = 0;
+    for (const Chunk& c : a.data) {
+      (c.to_port ? up : down)++;
+      unordered += (c.flags & 0x04) ? 1 : 0;
+      whole += (c.flags & 0x03) == 0x03 ? 1 : 0;
+      ppid_ok += c.ppid == kPpidSegment || c.ppid == kPpidControl ? 1 : 0;
+      if (c.ppid == kPpidSegment) (c.to_port ? segs_up : segs_down)++;
+    }
+    const int n = static_cast<int>(a.data.size());
+    std::printf("# %s: %d DATA chunks to the passive side (%d segments), %d back (%d); %s\n",
+                who.c_str(), up, segs_up, down, segs_down, a.init_seen.c_str());
+    tap.Check(a.init_ali, who + ": the INIT carries the Adaptation Layer Indication 2 (0xc006)",
+              a.init_seen.empty() ? "no INIT captured" : a.init_seen);
+    tap.Check(a.init_ack_ali, who + ": the INIT ACK carries it too",
+              a.init_seen.empty() ? "no INIT ACK captured" : a.init_seen);
+    tap.Check(up > 0 && down > 0, who + ": DATA chunks both ways",
+              std::to_string(up) + " and " + std::to_string(down));
+    tap.Check(n > 0 && unordered == n, who + ": every DATA chunk is unordered (U=1)",
+              std::to_string(n - unordered) + " of " + std::to_string(n) + " ordered");
+    tap.Check(n > 0 && ppid_ok == n, who + ": every DATA chunk has PPID 1 or 2",
+              std::to_string(n - ppid_ok) + " of " + std::to_string(n) + " other");
+    tap.Check(n > 0 && whole == n, who + ": every DATA chunk is one whole message (B=E=1)",
+              std::to_string(n - whole) + " of " + std::to_string(n) + " fragments");
+    tap.Check(a.idata == 0, who + ": no I-DATA chunks", std::to_string(a.idata));
+    FirstIs(tap, a.data, true, kFcInitiate,
+            who + ": the active side's first DATA chunk is an Initiate with DDP-SSN 1");
+    FirstIs(tap, a.data, false, kFcAccept,
+            who + ": the passive side's first DATA chunk is an Accept with DDP-SSN 1");
+    tap.Check(segs_up > 0 && segs_down > 0, who + ": DDP segments (PPID 1) both ways",
+              std::to_string(segs_up) + " and " + std::to_string(segs_down));
+  }
+  tap.Check(cap.syns == 0, "no TCP SYN to port " + std::string(port_s),
+            std::to_string(cap.syns) + " SYNs");
+  return tap.Finish();
+}
+
+std::optional<uint32_t> AdaptationArg(int argc, char** argv, int* wait_s) {
+  std::optional<uint32_t> ali;
+  for (int i = 4; i + 1 < argc; i += 2) {
+    std::string opt = argv[i];
+    if (opt == "--adaptation") ali = static_cast<uint32_t>(std::strtoul(argv[i + 1], nullptr, 0));
+    if (opt == "--wait") *wait_s = std::atoi(argv[i + 1]);
+  }
+  return ali;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);
+  const std::string mode = argc > 1 ? argv[1] : "";
+  int wait_s = 5;
+  if (mode == "connect" && argc >= 4) {
+    auto ali = AdaptationArg(argc, argv, &wait_s);
+    return Connect(argv[2], argv[3], ali, wait_s);
+  }
+  if (mode == "serve" && argc >= 4) {
+    auto ali = AdaptationArg(argc, argv, &wait_s);
+    return Serve(argv[2], argv[3], ali);
+  }
+  if (mode == "pcap" && argc == 4) return CheckPcap(argv[2], argv[3]);
+  std::fprintf(stderr,
+               "usage: %s connect ADDR PORT [--adaptation N] [--wait SECONDS]\n"
+               "       %s serve ADDR PORT [--adaptation N]\n"
+               "       %s pcap FILE PORT\n",
+               argv[0], argv[0], argv[0]);
+  return 64;
+}

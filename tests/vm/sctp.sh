@@ -1,0 +1,302 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# DDP over SCTP (issue 13, draft-ietf-rddp-sctp-00, Documentation/wire-sctp.md)
+# in one guest: client and server on rddp0 over dummy0, the device's outgoing
+# connections set to SCTP (`rddpctl dev set rddp0 transport sctp`).
+#   (a) the setting is shown;
+#   (b) rping -V over SCTP at three sizes, the client counting its pings;
+#       sctp.ko is loaded by rddp's own socket (net-pf-2-proto-132);
+#   (c) perftest over rdma_cm (-R): ib_{write,read,send}_bw, ib_write_lat;
+#   (d) the wire, captured on lo (local addresses go through it) and read
+#       by rddp_sctp_probe (tests/verbs/sctp_probe.cc): INIT and INIT ACK
+#       with the Adaptation Layer Indication 2 (0xc006), every DATA chunk
+#       unordered, whole, PPID 1 or 2, each direction's first DATA chunk
+#       session control with DDP-SSN 1 (Initiate, Accept), segments both
+#       ways, no TCP SYN to the port. The reader is checked first on a
+#       miniature conformant exchange between two probe processes (passes
+#       without rddp) and must reject a capture of a TCP rping;
+#   (e) the same listener (rping -P) then takes a TCP connection
+#       (transport tcp), which really is TCP on the wire;
+#   (f) an association whose INIT has no adaptation indication is aborted
+#       (§4.1), the kernel log says so (any line with "adaptation"), and the
+#       listener still serves a proper SCTP rping afterwards;
+#   (g) the module parameter transport=sctp sets a new device's transport.
+# Every command is bounded; a failed client ends its server at once.
+#
+# make check runs it as uml-debug-sctp and, in the qemu lane, at the end of
+# vm-stock-cm's boot (tools/check.sh: `cm.sh sctp.sh`), its checks then
+# named "sctp: ...".
+set -u
+. "$(dirname "$0")/lib.sh"
+
+ip=198.51.100.1
+ctl=/rddp/build/cmake/userspace/rddpctl/rddpctl
+probe=/rddp/build/cmake/tests/verbs/rddp_sctp_probe
+
+# rddp's last kernel log lines, on a failure.
+klog() { dmesg | grep -E '(rddp|sctp): ' | grep -Ev 'taint|loaded|created on' | tail -5; }
+# section NAME: a heading with the time in the console log.
+section() { echo "# ---- $* ($(date +%T))"; }
+
+t_run "sctp.ko is in the guest image" modinfo -n sctp
+t_run "rddp_sctp_probe is built" test -x "$probe"
+grep -q '^rddp ' /proc/modules || t_run "modprobe rddp" modprobe rddp
+# After cm.sh in the same boot dummy0 is there already.
+ip -4 addr show dev dummy0 2>/dev/null | grep -q "$ip/" || setup_dummy
+t_run "rdma link add rddp0" rdma link add rddp0 type rddp netdev dummy0
+
+# ---- (a) the setting ---------------------------------------------------------
+section "(a) the setting"
+t_run "dev set rddp0 transport sctp" $ctl dev set rddp0 transport sctp
+t_like "dev show ends with transport sctp" ' transport sctp$' $ctl dev show rddp0
+t_run "-j dev show: transport sctp" sh -c "$ctl -j dev show rddp0 | jq -e '.[0].transport == \"sctp\"'"
+
+# ---- (b) rping -V over SCTP --------------------------------------------------
+section "(b) rping -V over SCTP"
+# wait_listen PORT: an rdma_cm listener on PORT (30 s at most).
+wait_listen() {
+	local i
+	for ((i = 0; i < 300; i++)); do
+		rdma res show cm_id 2>/dev/null | grep LISTEN | grep -q ":$1 " && return 0
+		sleep 0.1
+	done
+	return 1
+}
+# stop_server PID: the server, once its client is done (2 s for it to end
+# by itself, then killed with its children).
+stop_server() {
+	local i
+	for ((i = 0; i < 20; i++)); do
+		kill -0 "$1" 2>/dev/null || break
+		sleep 0.1
+	done
+	kill -0 "$1" 2>/dev/null && { echo "# server still running: killed"; _t_kill_tree "$1"; }
+	wait "$1"
+}
+# rping_c SECONDS LOG ARGS...: `rping -c ARGS` into LOG, ended a second
+# after it reports a failed connection (rdma-core 44's client then waits
+# for its timeout: seen with rdma_connect's EOPNOTSUPP); its exit status,
+# rping's exit race at the end taken as success (rping_run, lib.sh).
+rping_c() {
+	local log=$2 pid rc t0=$SECONDS
+	timeout "$1" rping -c "${@:3}" >"$log" 2>&1 &
+	pid=$!
+	while kill -0 "$pid" 2>/dev/null; do
+		if grep -Eq 'connect error|rdma_connect:|cq completion failed|RDMA_CM_EVENT_(REJECTED|UNREACHABLE|CONNECT_ERROR|ADDR_ERROR|ROUTE_ERROR)' "$log"; then
+			sleep 1
+			kill -0 "$pid" 2>/dev/null && { echo "# client ended after its error"; _t_kill_tree "$pid"; }
+			break
+		fi
+		sleep 0.2
+	done
+	wait "$pid"
+	rc=$?
+	echo "# client: exit $rc after $((SECONDS - t0)) s"
+	if [ "$rc" -eq 255 ] && [ "$(tail -1 "$log")" = "rdma_get_cm_event: Bad file descriptor" ]; then
+		echo "# rping's exit race at its end (rdma-core 44), not a failure"
+		return 0
+	fi
+	return "$rc"
+}
+# rping_pair SIZE COUNT PORT: rping -V server and client; the client must
+# show every ping. A client that fails ends its server at once.
+rping_pair() {
+	local t0=$SECONDS
+	rping_run 120 -s -a $ip -p "$3" -C "$2" -S "$1" -V >/tmp/rping-s.log 2>&1 &
+	local spid=$! rc src
+	wait_listen "$3" || echo "# no listener on port $3"
+	rping_c 60 /tmp/rping-c.log -a $ip -p "$3" -C "$2" -S "$1" -V -v
+	rc=$?
+	if [ "$rc" -ne 0 ] || [ "$(grep -c '^ping data: ' /tmp/rping-c.log)" -ne "$2" ]; then
+		_t_kill_tree "$spid"
+	fi
+	wait "$spid"
+	src=$?
+	cat /tmp/rping-c.log /tmp/rping-s.log | grep -v '^ping data: '
+	echo "# client: $(grep -c '^ping data: ' /tmp/rping-c.log) of $2 pings, exit $rc; server exit $src; $((SECONDS - t0)) s in all"
+	[ "$rc" -eq 0 ] && [ "$src" -eq 0 ] &&
+		[ "$(grep -c '^ping data: ' /tmp/rping-c.log)" -eq "$2" ] && return 0
+	klog
+	return 1
+}
+port=7200
+for sc in 23:10 4096:10 65000:5; do
+	port=$((port + 1))
+	t_run "transport sctp: rping -V ${sc%:*} B x ${sc#*:}" rping_pair "${sc%:*}" "${sc#*:}" $port
+done
+t_run "rddp's SCTP socket loaded sctp.ko (net-pf-2-proto-132)" grep -q '^sctp ' /proc/modules
+
+# ---- (c) perftest over rdma_cm -------------------------------------------------
+section "(c) perftest over rdma_cm"
+# perf_once TOOL ARGS...: server and client on rddp0, the client once the
+# server listens; again (3 tries) when perftest's second connection came
+# before its server's second listen (-111, as in rdma.sh); a failed client
+# ends its server at once.
+perf_once() {
+	local tool=$1 try base spid out rc src
+	shift
+	for try in 1 2 3; do
+		base=" $(_t_listeners | tr '\n' ' ') "
+		timeout 120 "$tool" -R -d rddp0 -F "$@" >/tmp/perf-s.log 2>&1 &
+		spid=$!
+		t_listening "$base" "$spid" || echo "# $tool: the server did not listen"
+		out=$(timeout 60 "$tool" -R -d rddp0 -F "$@" $ip 2>&1)
+		rc=$?
+		printf '%s\n' "$out"
+		[ "$rc" -ne 0 ] && _t_kill_tree "$spid"
+		wait "$spid"
+		src=$?
+		t_listeners_gone "$base"
+		if [ "$rc" -ne 0 ] && [ "$try" -lt 3 ] && grep -q 'error: -111' <<<"$out"; then
+			echo "# refused: perftest's server was not listening yet; again"
+			continue
+		fi
+		cat /tmp/perf-s.log
+		grep -q 'Failed to disconnect' /tmp/perf-s.log - <<<"$out" &&
+			{ echo "# perftest: rdma_disconnect() failed"; return 1; }
+		[ "$rc" -eq 0 ] && [ "$src" -eq 0 ] && return 0
+		klog
+		return 1
+	done
+}
+perf_pair() { perf_retry perf_once "$@"; }
+for tool in ib_write_bw ib_read_bw ib_send_bw; do
+	t_like "transport sctp: $tool 64 KiB -n 50" '65536 +[0-9]+' perf_pair $tool -s 65536 -n 50
+done
+t_like "transport sctp: ib_write_lat 64 B -n 100" '^ *64 +[0-9]+' perf_pair ib_write_lat -s 64 -n 100
+
+# ---- (d) the wire --------------------------------------------------------------
+section "(d) the wire"
+# capture_start FILE FILTER: tcpdump on lo (-Z root: it would switch to a
+# user that cannot write /tmp) in the background, in this shell (not in a
+# check: a command substitution would wait for it); capture_ready: it
+# listens (10 s at most); capture_stop: it ends and says what it saw.
+capture_start() {
+	cap_log=$1.log
+	rm -f "$cap_log"	# a previous run's "listening on" is no sign of this one
+	# --immediate-mode: else what the kernel buffered in the last second is
+	# lost when tcpdump is killed ("0 packets captured, 72 packets
+	# received by filter" after a TCP rping).
+	tcpdump -Z root -i lo --immediate-mode -U -w "$1" "$2" >/dev/null 2>"$cap_log" &
+	cap_pid=$!
+}
+capture_ready() {
+	local i
+	for ((i = 0; i < 100; i++)); do
+		grep -q 'listening on' "$cap_log" 2>/dev/null && return 0
+		kill -0 "$cap_pid" 2>/dev/null || break
+		sleep 0.1
+	done
+	cat "$cap_log"
+	return 1
+}
+capture_stop() {
+	sleep 1
+	kill "$cap_pid" 2>/dev/null
+	wait "$cap_pid" 2>/dev/null
+	cat "$cap_log"
+}
+# wire_check PREFIX FILE PORT: rddp_sctp_probe's checks of the capture, each
+# a check "PREFIX: ..." of this suite.
+wire_check() {
+	local out
+	out=$(timeout 60 "$probe" pcap "$2" "$3" 2>&1)
+	t_relay "$1" <<<"$out"
+	t_run "$1: the capture was read to its end" grep -q '^1\.\.' <<<"$out"
+}
+
+# The reader first, on what it must accept: two probe processes, a
+# miniature conformant exchange (INIT/INIT ACK with the indication 2,
+# Initiate, Accept, a segment each way, a session Terminate).
+mini() {
+	rm -f /tmp/mini-s.log
+	timeout 40 "$probe" serve $ip 7290 --adaptation 2 >/tmp/mini-s.log 2>&1 &
+	local spid=$! i rc src
+	for ((i = 0; i < 50; i++)); do
+		grep -q listening /tmp/mini-s.log && break
+		sleep 0.1
+	done
+	timeout 20 "$probe" connect $ip 7290 --adaptation 2 --wait 3
+	rc=$?
+	wait "$spid"
+	src=$?
+	cat /tmp/mini-s.log
+	[ "$rc" -eq 0 ] && [ "$src" -eq 0 ]
+}
+capture_start /tmp/mini.pcap 'sctp or tcp port 7290'
+t_run "capture on lo (the probes' miniature exchange)" capture_ready
+t_like "probes: a conformant miniature DDP/SCTP exchange" 'data: ppid 2 ssn 1 fc 3' mini
+capture_stop >/dev/null
+wire_check "reader self-test" /tmp/mini.pcap 7290
+
+# One persistent rping server (-P: a connection at a time, for ever) takes
+# the SCTP connection of (d) and the TCP one of (e).
+rping -s -P -a $ip -p 7280 -C 3 -S 100 -V >/tmp/rping-p.log 2>&1 &
+ppid=$!
+t_run "rping -P server listening on 7280" wait_listen 7280
+rping_client() { # COUNT PORT
+	rping_c 60 /tmp/rc.log -a $ip -p "$2" -C "$1" -S 100 -V -v
+	local rc=$?
+	cat /tmp/rc.log
+	[ "$rc" -eq 0 ] && [ "$(grep -c '^ping data: ' /tmp/rc.log)" -eq "$1" ] && return 0
+	klog
+	return 1
+}
+capture_start /tmp/sctp.pcap 'sctp or tcp port 7280'
+t_run "capture on lo (rping over SCTP)" capture_ready
+t_run "transport sctp: rping -V 100 B x 3 to the -P server, captured" rping_client 3 7280
+capture_stop
+wire_check "wire" /tmp/sctp.pcap 7280
+
+# ---- (e) TCP to the same listener ---------------------------------------------
+section "(e) TCP to the same listener"
+t_run "dev set rddp0 transport tcp" $ctl dev set rddp0 transport tcp
+t_like "dev show ends with transport tcp" ' transport tcp$' $ctl dev show rddp0
+capture_start /tmp/tcp.pcap 'sctp or tcp port 7280'
+t_run "capture on lo (rping over TCP)" capture_ready
+t_run "transport tcp: the same listener takes TCP (rping -V 100 B x 3)" rping_client 3 7280
+capture_stop
+# What the wire checks must reject: this rping's capture, TCP only.
+tcp_wire() {
+	local out rc
+	out=$(timeout 60 "$probe" pcap /tmp/tcp.pcap 7280 2>&1)
+	rc=$?
+	printf '%s\n' "$out"
+	[ "$rc" -ne 0 ] && grep -q '^not ok .* - no TCP SYN to port 7280' <<<"$out" &&
+		grep -Eq '^# .* 0 SCTP associations with port 7280, [1-9][0-9]* TCP SYNs' <<<"$out"
+}
+t_run "transport tcp: on the wire a TCP SYN, no SCTP (the wire checks fail it)" tcp_wire
+t_run "the -P server is still listening after both connections" kill -0 "$ppid"
+_t_kill_tree "$ppid"
+wait "$ppid" 2>/dev/null
+
+# ---- (f) no adaptation indication: refused (§4.1) -----------------------------
+section "(f) no adaptation indication: refused (§4.1)"
+t_run "dev set rddp0 transport sctp (again)" $ctl dev set rddp0 transport sctp
+rping_run 120 -s -a $ip -p 7300 -C 3 -S 100 -V >/tmp/rping-s.log 2>&1 &
+spid=$!
+t_run "rping server listening on 7300" wait_listen 7300
+mark=$(dmesg | wc -l)
+t_like "an SCTP client without adaptation indication runs to its end" '^result: ' \
+	sh -c "timeout 20 $probe connect $ip 7300 --wait 5 >/tmp/noali.log 2>&1; cat /tmp/noali.log"
+t_like "the listener takes the SCTP INIT (association up)" '^connect: ok' cat /tmp/noali.log
+t_like "without the indication rddp aborts the association within 5 s" \
+	'^result: (aborted|closed)' sh -c 'grep -q "^connect: ok" /tmp/noali.log && cat /tmp/noali.log'
+t_like "the kernel log says why (adaptation, §4.1)" '[Aa]daptation' \
+	sh -c "dmesg | tail -n +$((mark + 1)) | grep -i 'rddp.*adaptation'"
+t_run "the listener still serves: rping -V 100 B x 3 over SCTP" rping_client 3 7300
+stop_server "$spid"
+
+# ---- (g) the module parameter ------------------------------------------------
+section "(g) the module parameter"
+t_like "no QP left" '^$' sh -c 'rdma res show qp | grep -v "^$" || true'
+t_like "no cm_id left" '^$' sh -c 'rdma res show cm_id | grep -v "^$" || true'
+t_run "rdma link delete rddp0" rdma link delete rddp0
+t_run "rmmod rddp" rmmod rddp
+t_run "modprobe rddp transport=sctp" modprobe rddp transport=sctp
+t_run "rdma link add rddp0 (transport=sctp)" rdma link add rddp0 type rddp netdev dummy0
+t_like "the new device's transport is sctp" ' transport sctp$' $ctl dev show rddp0
+t_run "transport=sctp: rping -V 4096 B x 5" rping_pair 4096 5 7310
+t_like "no QP left (transport=sctp)" '^$' sh -c 'rdma res show qp | grep -v "^$" || true'
+t_run "rdma link delete rddp0 (transport=sctp)" rdma link delete rddp0
+t_run "rmmod rddp (transport=sctp)" rmmod rddp

@@ -127,7 +127,9 @@ bool SendChunk(int fd, uint32_t ppid, uint16_t ssn, const std::vector<uint8_t>& 
   info.sinfo_ppid = htonl(ppid);  // passed through unconverted
   info.sinfo_flags = SCTP_UNORDERED;
   std::memcpy(CMSG_DATA(c), &info, sizeof(info));
-  return sendmsg(fd, &mh, 0) == static_cast<ssize_t>(msg.size());
+  // MSG_NOSIGNAL: after the peer's SHUTDOWN a send fails with EPIPE, which
+  // must not kill the probe with SIGPIPE.
+  return sendmsg(fd, &mh, MSG_NOSIGNAL) == static_cast<ssize_t>(msg.size());
 }
 
 std::vector<uint8_t> Control(uint16_t fc, bool with_pd) {
@@ -235,6 +237,7 @@ int Connect(const char* addr, const char* port, std::optional<uint32_t> adaptati
     std::printf("sent: Initiate, ppid 2 ssn 1\n");
   }
   const char* result = "open";
+  bool accepted = false, shut = false;
   for (int left = wait_s * 10; left > 0; --left) {
     uint32_t ppid = 0;
     uint16_t fc = 0;
@@ -247,14 +250,21 @@ int Connect(const char* addr, const char* port, std::optional<uint32_t> adaptati
       result = "closed";
       break;
     }
-    if (g == Got::kData && adaptation && ppid == kPpidControl && fc == kFcAccept) {
+    if (g == Got::kData && adaptation && ppid == kPpidControl && fc == kFcAccept && !accepted) {
       // The miniature's active side: a segment (an untagged Send header
-      // with no payload), a session Terminate, a graceful shutdown.
+      // with no payload) and a session Terminate after the Accept.
+      accepted = true;
       const std::vector<uint8_t> seg(18, 0);
       SendChunk(fd, kPpidSegment, 2, seg);
       SendChunk(fd, kPpidControl, 3, Control(kFcTerminate, false));
+      std::printf("sent: segment ssn 2, Terminate ssn 3\n");
+    }
+    if (g == Got::kData && accepted && ppid == kPpidSegment && !shut) {
+      // The passive side's segment came too: a graceful shutdown (SCTP
+      // has no half close; the peer could send no more after it).
+      shut = true;
       shutdown(fd, SHUT_WR);
-      std::printf("sent: segment ssn 2, Terminate ssn 3, shutdown\n");
+      std::printf("sent: shutdown\n");
     }
   }
   std::printf("result: %s\n", result);

@@ -101,3 +101,6 @@ t_like "no QP left" '^$' sh -c 'rdma res show qp | grep -v "^$" || true'
 t_like "no cm_id left" '^$' sh -c 'rdma res show cm_id | grep -v "^$" || true'
 t_run "rdma link delete" rdma link delete rddp0
 t_run "rmmod rddp" rmmod rddp
+# Arguments: more scripts to run in this boot (t_then, lib.sh); make
+# check's qemu lane runs sctp.sh so (tools/check.sh).
+t_then "$@"

@@ -19,6 +19,7 @@
 #   rping_run SECONDS ARGS...   rping, its exit race at the end (rdma-core 44) taken as success
 #   t_listening BEFORE PID      wait for a new TCP listener (a server's rdma_cm listen)
 #   t_listeners_gone BEFORE     wait until only the listeners in BEFORE are left
+#   t_then SCRIPT...            run more tests/vm scripts in this boot, checks "NAME: ..."
 #
 # Environment: RDDP_ROLE (a, or a|b with two VMs), RDDP_KERNEL (stock|debug,
 # or uml-debug|uml under User-Mode Linux: this guest's; two guests may
@@ -31,9 +32,11 @@ _t_tap=$RDDP_RESULTS/tap.txt
 _t_log=$RDDP_RESULTS/log.txt
 _t_n=0
 
+# RDDP_TAP_PREFIX (e.g. "sctp: ") starts every check's name: a script run
+# inside another's boot (t_then) keeps its checks apart.
 _t_emit() {
 	_t_n=$((_t_n + 1))
-	echo "$1 $_t_n - $2" | tee -a "$_t_tap"
+	echo "$1 $_t_n - ${RDDP_TAP_PREFIX:-}$2" | tee -a "$_t_tap"
 }
 
 t_ok() { _t_emit ok "$1"; }
@@ -450,4 +453,18 @@ both() {
 		t_run "$name (client, $RDDP_DEV)" _t_client "$name" "$cfn" "$@"
 	fi
 	t_barrier "$name" 180
+}
+
+# t_then SCRIPT...: each SCRIPT (a file name in tests/vm) run after this
+# script in the same guest, its checks named "SCRIPT-WITHOUT-.sh: ...", and
+# one check that it ran to its end. make check's qemu lane uses it to run
+# a short suite without a boot of its own (tools/check.sh).
+t_then() {
+	local s rc
+	for s in "$@"; do
+		RDDP_TAP_PREFIX="${RDDP_TAP_PREFIX:-}${s%.sh}: " bash "/rddp/tests/vm/$s"
+		rc=$?
+		_t_n=$(grep -c '^\(not \)\{0,1\}ok ' "$_t_tap")
+		t_run "$s ran to its end in this boot" test "$rc" -eq 0
+	done
 }

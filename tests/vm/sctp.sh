@@ -125,6 +125,7 @@ for sc in 23:10 4096:10 65000:5; do
 	t_run "transport sctp: rping -V ${sc%:*} B x ${sc#*:}" rping_pair "${sc%:*}" "${sc#*:}" $port
 done
 t_run "rddp's SCTP socket loaded sctp.ko (net-pf-2-proto-132)" grep -q '^sctp ' /proc/modules
+t_run "modprobe sctp (and its dependencies)" modprobe sctp
 
 # ---- (c) perftest over rdma_cm -------------------------------------------------
 section "(c) perftest over rdma_cm"

@@ -28,7 +28,9 @@
 //       or 2 (§2.2); the first DATA chunk of each direction is session
 //       control with DDP-SSN 1 (§2.2.1), the active side's an Initiate (2),
 //       the passive side's an Accept (3); DDP segments went both ways; no
-//       TCP SYN went to PORT (the connection really was SCTP).
+//       TCP SYN went to PORT (the connection really was SCTP). A comment
+//       line per association lists its chunks but SACKs, ">" towards PORT
+//       ("# association 1: chunks: >INIT <INIT_ACK >COOKIE_ECHO ...").
 //
 // Uses only the kernel's UAPI (<linux/sctp.h>), not libsctp.
 #include <arpa/inet.h>
@@ -324,8 +326,42 @@ struct Assoc {
   bool init_ack_ali = false;  // INIT ACK from PORT with 0xc006 = 2
   std::string init_seen;      // what the INIT/INIT ACK carried
   std::vector<Chunk> data;
-  int idata = 0;  // I-DATA chunks (RFC 8260): rddp never sends them
+  int idata = 0;       // I-DATA chunks (RFC 8260): rddp never sends them
+  std::string chunks;  // ">INIT <INIT_ACK ...": each chunk but SACKs, ">" towards PORT
 };
+
+std::string ChunkName(uint8_t type) {
+  switch (type) {
+    case 0:
+      return "DATA";
+    case 1:
+      return "INIT";
+    case 2:
+      return "INIT_ACK";
+    case 4:
+      return "HEARTBEAT";
+    case 5:
+      return "HEARTBEAT_ACK";
+    case 6:
+      return "ABORT";
+    case 7:
+      return "SHUTDOWN";
+    case 8:
+      return "SHUTDOWN_ACK";
+    case 9:
+      return "ERROR";
+    case 10:
+      return "COOKIE_ECHO";
+    case 11:
+      return "COOKIE_ACK";
+    case 14:
+      return "SHUTDOWN_COMPLETE";
+    case 64:
+      return "I_DATA";
+    default:
+      return std::to_string(type);
+  }
+}
 
 // The Adaptation Layer Indication in an INIT or INIT ACK's parameters
 // (after its 16 fixed octets), or nullopt.
@@ -366,6 +402,9 @@ void SctpPacket(Capture* cap, uint16_t port, const std::string& src, const std::
     uint16_t clen = Be16(p + off + 2);
     if (clen < 4 || off + clen > len) break;
     const uint8_t* c = p + off;
+    if (type != 3 && a.chunks.size() < 2000)  // not SACKs
+      a.chunks +=
+          (a.chunks.empty() ? "" : " ") + std::string(to_port ? ">" : "<") + ChunkName(type);
     if ((type == 1 || type == 2) && clen >= 20) {  // INIT, INIT ACK
       auto ali = FindAli(c + 4, clen - 4U);
       std::string what = std::string(type == 1 ? "INIT" : "INIT ACK") + " adaptation " +
@@ -504,6 +543,7 @@ int CheckPcap(const char* file, const char* port_s) {
     // in the capture; its address and ephemeral port in a comment.
     const std::string who = "association " + std::to_string(++index);
     std::printf("# %s: from [%s]:%u\n", who.c_str(), std::get<0>(key).c_str(), std::get<1>(key));
+    std::printf("# %s: chunks: %s\n", who.c_str(), a.chunks.c_str());
     int up = 0, down = 0, unordered = 0, whole = 0, ppid_ok = 0, segs_up = 0, segs_down = 0;
     for (const Chunk& c : a.data) {
       (c.to_port ? up : down)++;

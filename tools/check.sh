@@ -102,7 +102,7 @@ suite cxx-style bash tools/cxx-style.sh
 # their checks named "MORE: ..." in SCRIPT's suite, which either name
 # selects (RDDP_CHECK_ONLY=vm-stock-sctp runs vm-stock-cm).
 vm() { # KERNEL TEST...
-	local kernel=$1 t m any="" more
+	local kernel=$1 t m any="" more only
 	shift
 	# Build only if one of these suites is selected (vm-stock-rdma alone too).
 	for t in "$@"; do
@@ -118,8 +118,14 @@ vm() { # KERNEL TEST...
 		read -ra more <<<"${t//+/ }"
 		t=${more[0]}
 		more=("${more[@]:1}")
+		# A selected MORE selects SCRIPT's suite.
+		only=${RDDP_CHECK_ONLY:-}
+		for m in "${more[@]}"; do
+			want "vm-$kernel-$(basename "$m" .sh)" && [ -n "$only" ] &&
+				only+=" vm-$kernel-$(basename "$t" .sh)"
+		done
 		# rdma.sh needs ~7 min on the debug kernel under TCG.
-		suite "vm-$kernel-$(basename "$t" .sh)" bash tools/vm/run.sh --kernel "$kernel" \
+		RDDP_CHECK_ONLY=$only suite "vm-$kernel-$(basename "$t" .sh)" bash tools/vm/run.sh --kernel "$kernel" \
 			--timeout 1200 --name "$kernel-$(basename "$t" .sh)" \
 			--ko "build/kmod-$kernel/rddp.ko" \
 			--ko "build/kmod-$kernel/test/rddp_kverbs.ko" "$t" "${more[@]}"

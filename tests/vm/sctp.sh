@@ -17,9 +17,10 @@
 #       without rddp) and must reject a capture of a TCP rping;
 #   (e) the same listener (rping -P) then takes a TCP connection
 #       (transport tcp), which really is TCP on the wire;
-#   (f) an association whose INIT has no adaptation indication is aborted
-#       (§4.1), the kernel log says so (any line with "adaptation"), and the
-#       listener still serves a proper SCTP rping afterwards;
+#   (f) an association whose INIT has no adaptation indication is taken
+#       and then ended by the listener (§4.1; INIT ACK, COOKIE ACK, ABORT
+#       on the wire), the kernel log says so (an rddp line with
+#       "adaptation"), and the listener still serves an SCTP rping;
 #   (g) the module parameter transport=sctp sets a new device's transport.
 # Every command is bounded; a failed client ends its server at once.
 #

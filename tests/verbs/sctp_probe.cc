@@ -402,9 +402,10 @@ void SctpPacket(Capture* cap, uint16_t port, const std::string& src, const std::
     uint16_t clen = Be16(p + off + 2);
     if (clen < 4 || off + clen > len) break;
     const uint8_t* c = p + off;
-    if (type != 3 && a.chunks.size() < 2000)  // not SACKs
+    if (type != 3 && a.chunks.size() < 2000) {  // not SACKs
       a.chunks +=
           (a.chunks.empty() ? "" : " ") + std::string(to_port ? ">" : "<") + ChunkName(type);
+    }
     if ((type == 1 || type == 2) && clen >= 20) {  // INIT, INIT ACK
       auto ali = FindAli(c + 4, clen - 4U);
       std::string what = std::string(type == 1 ? "INIT" : "INIT ACK") + " adaptation " +

@@ -253,7 +253,9 @@ wire_check "reader self-test" /tmp/mini.pcap 7290
 rping -s -P -a $ip -p 7280 -C 3 -S 100 -V >/tmp/rping-p.log 2>&1 &
 ppid=$!
 t_run "rping -P server listening on 7280 (TCP and SCTP)" listening_both 7280
-rping_client() { # COUNT PORT
+# rping_to COUNT PORT: a client of the server on PORT (lib.sh's rping_client
+# is the two-guest one).
+rping_to() {
 	rping_c 60 /tmp/rc.log -a $ip -p "$2" -C "$1" -S 100 -V -v
 	local rc=$?
 	cat /tmp/rc.log
@@ -263,7 +265,7 @@ rping_client() { # COUNT PORT
 }
 capture_start /tmp/sctp.pcap 'sctp or tcp port 7280'
 t_run "capture on lo (rping over SCTP)" capture_ready
-t_run "transport sctp: rping -V 100 B x 3 to the -P server, captured" rping_client 3 7280
+t_run "transport sctp: rping -V 100 B x 3 to the -P server, captured" rping_to 3 7280
 capture_stop
 wire_check "wire" /tmp/sctp.pcap 7280
 
@@ -273,7 +275,7 @@ t_run "dev set rddp0 transport tcp" $ctl dev set rddp0 transport tcp
 t_like "dev show ends with transport tcp" ' transport tcp$' $ctl dev show rddp0
 capture_start /tmp/tcp.pcap 'sctp or tcp port 7280'
 t_run "capture on lo (rping over TCP)" capture_ready
-t_run "transport tcp: the same listener takes TCP (rping -V 100 B x 3)" rping_client 3 7280
+t_run "transport tcp: the same listener takes TCP (rping -V 100 B x 3)" rping_to 3 7280
 capture_stop
 # What the wire checks must reject: this rping's capture, TCP only.
 tcp_wire() {
@@ -315,7 +317,7 @@ t_like "then rddp ends the association (ABORT or SHUTDOWN from the listener)" \
 t_like "the client sees it end within 5 s" '^result: (aborted|closed|refused)' cat /tmp/noali.log
 t_like "the kernel log says why (adaptation, §4.1)" '[Aa]daptation' \
 	sh -c "dmesg | tail -n +$((mark + 1)) | grep -i 'rddp.*adaptation'"
-t_run "the listener still serves: rping -V 100 B x 3 over SCTP" rping_client 3 7300
+t_run "the listener still serves: rping -V 100 B x 3 over SCTP" rping_to 3 7300
 stop_server "$spid"
 
 # ---- (g) the module parameter ------------------------------------------------

@@ -395,8 +395,14 @@ static int rddp_sctp_tx_write(struct rddp_stream *s, bool more, bool block)
 	}
 	ret = rddp_sctp_sendv(s->sock, RDDP_SCTP_PPID_SEGMENT, s->tx_vec,
 			      f->nr_spans, f->len, block);
-	if (ret)
-		return ret == -EAGAIN || ret == -EWOULDBLOCK ? -EAGAIN : ret;
+	if (ret == -EAGAIN || ret == -EWOULDBLOCK)
+		return -EAGAIN;
+	if (ret) {
+		/* EMSGSIZE: the path MTU fell under MULPDU (not re-segmented) */
+		pr_info_ratelimited("rddp: QP %u: SCTP refused a %u-octet segment: %d\n",
+				    s->qp->base.qp_num, f->len, ret);
+		return ret;
+	}
 	s->tx_fpdu_sent = f->len;
 	rddp_stat_inc(s->sctp->rdev, RDDP_STAT_SCTP_TX_CHUNKS);
 	return 0;
@@ -512,6 +518,9 @@ static bool rddp_sctp_rx_one(struct rddp_stream *s)
 	n = rddp_sctp_recv(l, &ppid, &flags);
 	if (n == -EAGAIN)
 		return false;
+	if (n < 0)
+		pr_info_ratelimited("rddp: QP %u: SCTP receive failed: %d\n",
+				    s->qp->base.qp_num, n);
 	if (n <= 0 || ((flags & MSG_NOTIFICATION) &&
 		       rddp_sctp_rx_notification(l->buf, n))) {
 		rddp_cep_event(s->cep, RDDP_CEP_EV_PEER_CLOSED);

@@ -3,6 +3,7 @@
 // from outside rddp, for tests/vm/sctp.sh. Three modes:
 //
 //   rddp_sctp_probe connect ADDR PORT [--adaptation N] [--wait SECONDS]
+//                   [--first initiate|negotiate]
 //       A one-to-one SCTP association to ADDR:PORT, with the Adaptation
 //       Layer Indication N (SCTP_ADAPTATION_LAYER) or, by default, none.
 //       Once up it sends a DDP Stream Session Initiate (PPID 2, U=1,
@@ -14,11 +15,20 @@
 //       adaptation indication it answers an Accept with one DDP segment (PPID
 //       1, DDP-SSN 2) and a session Terminate (PPID 2, DDP-SSN 3, code 4) and
 //       shuts the association down: a conformant active side in miniature.
+//       With --first negotiate the first message is a Negotiate (code 1)
+//       instead, which rddp refuses (§3.3).
 //   rddp_sctp_probe serve ADDR PORT [--adaptation N]
+//                   [--answer accept|terminate|initiate|abort|end]
 //       The passive side of that miniature: listens (30 s at most), takes
 //       one association, answers its Initiate with an Accept (PPID 2,
 //       DDP-SSN 1, code 3) and one DDP segment (PPID 1, DDP-SSN 2), reads
 //       until the peer shuts down. sctp.sh checks its pcap reader on it.
+//       The other answers play a hostile or unusual peer to an rddp client:
+//       terminate rejects the Initiate with a session Terminate (§3.4);
+//       initiate answers with an Initiate of its own (active/active, §3.5);
+//       abort accepts, waits for the client's first DDP segment and aborts
+//       the association (ABORT mid-transfer); end accepts, waits for the
+//       first segment and ends the session with a Terminate (§3.4, §8.3).
 //   rddp_sctp_probe pcap FILE PORT
 //       Reads a capture (tcpdump -w; Ethernet, Linux cooked v1/v2 or raw
 //       IP; IPv4 and IPv6) and prints TAP: each SCTP association with PORT
@@ -65,6 +75,7 @@ namespace {
 constexpr int kSolSctp = IPPROTO_SCTP;
 constexpr uint32_t kPpidSegment = 1;
 constexpr uint32_t kPpidControl = 2;
+constexpr uint16_t kFcNegotiate = 1;
 constexpr uint16_t kFcInitiate = 2;
 constexpr uint16_t kFcAccept = 3;
 constexpr uint16_t kFcTerminate = 4;
@@ -213,7 +224,16 @@ Got ReadOne(int fd, int ms, uint32_t* ppid = nullptr, uint16_t* fc = nullptr) {
   return Got::kData;
 }
 
-int Connect(const char* addr, const char* port, std::optional<uint32_t> adaptation, int wait_s) {
+struct Options {
+  std::optional<uint32_t> adaptation;
+  int wait_s = 5;
+  uint16_t first = kFcInitiate;   // connect: the first session message
+  std::string answer = "accept";  // serve: what answers the Initiate
+};
+
+int Connect(const char* addr, const char* port, const Options& o) {
+  const std::optional<uint32_t> adaptation = o.adaptation;
+  const int wait_s = o.wait_s;
   socklen_t alen = 0;
   auto sa = Resolve(addr, port, &alen);
   if (!sa) {
@@ -233,10 +253,11 @@ int Connect(const char* addr, const char* port, std::optional<uint32_t> adaptati
     return 0;
   }
   std::printf("connect: ok\n");
-  if (!SendChunk(fd, kPpidControl, 1, Control(kFcInitiate, true))) {
-    std::printf("event: sending the Initiate failed: %s\n", std::strerror(errno));
+  const char* first = o.first == kFcNegotiate ? "Negotiate" : "Initiate";
+  if (!SendChunk(fd, kPpidControl, 1, Control(o.first, true))) {
+    std::printf("event: sending the %s failed: %s\n", first, std::strerror(errno));
   } else {
-    std::printf("sent: Initiate, ppid 2 ssn 1\n");
+    std::printf("sent: %s, ppid 2 ssn 1\n", first);
   }
   const char* result = "open";
   bool accepted = false, shut = false;
@@ -274,7 +295,44 @@ int Connect(const char* addr, const char* port, std::optional<uint32_t> adaptati
   return 0;
 }
 
-int Serve(const char* addr, const char* port, std::optional<uint32_t> adaptation) {
+// The hostile answers: after the Accept, the client's first segment ends
+// the association (abort) or the session (end).
+bool Hostile(int fd, const std::string& answer) {
+  if (answer == "abort") {
+    linger lg{1, 0};
+    setsockopt(fd, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
+    std::printf("sent: ABORT (close with linger 0)\n");
+    return true;
+  }
+  SendChunk(fd, kPpidControl, 2, Control(kFcTerminate, false));
+  std::printf("sent: Terminate ssn 2\n");
+  return false;
+}
+
+// Answers an Initiate as @answer says.
+void Answer(int fd, const std::string& answer) {
+  if (answer == "terminate") {
+    SendChunk(fd, kPpidControl, 1, Control(kFcTerminate, false));
+    std::printf("sent: Terminate ssn 1 (reject)\n");
+    return;
+  }
+  if (answer == "initiate") {
+    SendChunk(fd, kPpidControl, 1, Control(kFcInitiate, true));
+    std::printf("sent: Initiate ssn 1 (active/active)\n");
+    return;
+  }
+  SendChunk(fd, kPpidControl, 1, Control(kFcAccept, true));
+  if (answer != "accept") {
+    std::printf("sent: Accept ssn 1\n");
+    return;
+  }
+  const std::vector<uint8_t> seg(18, 0);
+  SendChunk(fd, kPpidSegment, 2, seg);
+  std::printf("sent: Accept ssn 1, segment ssn 2\n");
+}
+
+int Serve(const char* addr, const char* port, const Options& o) {
+  const std::optional<uint32_t> adaptation = o.adaptation;
   socklen_t alen = 0;
   auto sa = Resolve(addr, port, &alen);
   if (!sa) return 64;
@@ -294,17 +352,21 @@ int Serve(const char* addr, const char* port, std::optional<uint32_t> adaptation
   int fd = accept(lfd, nullptr, nullptr);
   if (fd < 0) return 2;
   int rc = 1;
+  bool answered = false, ended = false;
   for (int left = 300; left > 0; --left) {
     uint32_t ppid = 0;
     uint16_t fc = 0;
     Got g = ReadOne(fd, 100, &ppid, &fc);
     if (g == Got::kClosed || g == Got::kAborted || g == Got::kError) break;
-    if (g == Got::kData && ppid == kPpidControl && fc == kFcInitiate) {
-      SendChunk(fd, kPpidControl, 1, Control(kFcAccept, true));
-      const std::vector<uint8_t> seg(18, 0);
-      SendChunk(fd, kPpidSegment, 2, seg);
-      std::printf("sent: Accept ssn 1, segment ssn 2\n");
+    if (g == Got::kData && ppid == kPpidControl && fc == kFcInitiate && !answered) {
+      answered = true;
+      Answer(fd, o.answer);
       rc = 0;
+    }
+    if (g == Got::kData && ppid == kPpidSegment && answered && !ended &&
+        (o.answer == "abort" || o.answer == "end")) {
+      ended = true;
+      if (Hostile(fd, o.answer)) break;
     }
   }
   close(fd);
@@ -581,14 +643,18 @@ int CheckPcap(const char* file, const char* port_s) {
   return tap.Finish();
 }
 
-std::optional<uint32_t> AdaptationArg(int argc, char** argv, int* wait_s) {
-  std::optional<uint32_t> ali;
+Options ParseOptions(int argc, char** argv) {
+  Options o;
   for (int i = 4; i + 1 < argc; i += 2) {
-    std::string opt = argv[i];
-    if (opt == "--adaptation") ali = static_cast<uint32_t>(std::strtoul(argv[i + 1], nullptr, 0));
-    if (opt == "--wait") *wait_s = std::atoi(argv[i + 1]);
+    const std::string opt = argv[i];
+    const std::string val = argv[i + 1];
+    if (opt == "--adaptation")
+      o.adaptation = static_cast<uint32_t>(std::strtoul(val.c_str(), nullptr, 0));
+    if (opt == "--wait") o.wait_s = std::atoi(val.c_str());
+    if (opt == "--first") o.first = val == "negotiate" ? kFcNegotiate : kFcInitiate;
+    if (opt == "--answer") o.answer = val;
   }
-  return ali;
+  return o;
 }
 
 }  // namespace
@@ -596,19 +662,14 @@ std::optional<uint32_t> AdaptationArg(int argc, char** argv, int* wait_s) {
 int main(int argc, char** argv) {
   std::setvbuf(stdout, nullptr, _IOLBF, 0);
   const std::string mode = argc > 1 ? argv[1] : "";
-  int wait_s = 5;
-  if (mode == "connect" && argc >= 4) {
-    auto ali = AdaptationArg(argc, argv, &wait_s);
-    return Connect(argv[2], argv[3], ali, wait_s);
-  }
-  if (mode == "serve" && argc >= 4) {
-    auto ali = AdaptationArg(argc, argv, &wait_s);
-    return Serve(argv[2], argv[3], ali);
-  }
+  if (mode == "connect" && argc >= 4) return Connect(argv[2], argv[3], ParseOptions(argc, argv));
+  if (mode == "serve" && argc >= 4) return Serve(argv[2], argv[3], ParseOptions(argc, argv));
   if (mode == "pcap" && argc == 4) return CheckPcap(argv[2], argv[3]);
   std::fprintf(stderr,
-               "usage: %s connect ADDR PORT [--adaptation N] [--wait SECONDS]\n"
-               "       %s serve ADDR PORT [--adaptation N]\n"
+               "usage: %s connect ADDR PORT [--adaptation N] [--wait SECONDS]"
+               " [--first initiate|negotiate]\n"
+               "       %s serve ADDR PORT [--adaptation N]"
+               " [--answer accept|terminate|initiate|abort|end]\n"
                "       %s pcap FILE PORT\n",
                argv[0], argv[0], argv[0]);
   return 64;

@@ -320,6 +320,57 @@ t_like "the kernel log says why (adaptation, §4.1)" '[Aa]daptation' \
 t_run "the listener still serves: rping -V 100 B x 3 over SCTP" rping_to 3 7300
 stop_server "$spid"
 
+# ---- (h) peers that refuse, misbehave or end the session ----------------------
+section "(h) peers that refuse, misbehave or end the session"
+# hostile ANSWER PORT REGEX: rddp's rping client against the probe as the
+# passive side answering the Initiate with ANSWER (sctp_probe.cc); the
+# client's log must match REGEX within 20 s, with no ping verified.
+hostile() {
+	local pp cp i t0=$SECONDS
+	timeout 40 "$probe" serve $ip "$2" --adaptation 2 --answer "$1" >/tmp/hs.log 2>&1 &
+	pp=$!
+	wait_sctp_listen "$2" || { _t_kill_tree "$pp"; return 1; }
+	timeout 30 rping -c -a $ip -p "$2" -C 3 -S 100 -V -v >/tmp/hc.log 2>&1 &
+	cp=$!
+	for ((i = 0; i < 200; i++)); do
+		grep -Eq "$3" /tmp/hc.log && break
+		sleep 0.1
+	done
+	# rdma-core 44's rping client may wait for its timeout after an error.
+	sleep 1
+	kill -0 "$cp" 2>/dev/null && _t_kill_tree "$cp"
+	wait "$cp" 2>/dev/null
+	wait "$pp" 2>/dev/null
+	grep -v '^ping data' /tmp/hc.log | tail -4
+	sed 's/^/# probe: /' /tmp/hs.log
+	echo "# $((SECONDS - t0)) s"
+	grep -Eq "$3" /tmp/hc.log && ! grep -q '^ping data' /tmp/hc.log
+}
+# since MARK PATTERN: a kernel log line after line MARK matches PATTERN.
+since() { dmesg | tail -n +$(($1 + 1)) | grep -E "$2"; }
+t_run "a session Terminate answering the Initiate rejects it (§3.4): REJECTED -111" \
+	hostile terminate 7320 'RDMA_CM_EVENT_REJECTED, error -111'
+mark=$(dmesg | wc -l)
+t_run "an Initiate answering ours (active/active, §3.5) is refused: CONNECT_ERROR -95" \
+	hostile initiate 7321 'RDMA_CM_EVENT_CONNECT_ERROR, error -95'
+t_like "the kernel log names §3.5" '§3\.5' since "$mark" 'rddp: SCTP connection refused'
+t_run "an ABORT mid-transfer ends the connection (QP flushed, DISCONNECTED)" \
+	hostile abort 7322 'DISCONNECTED|completion failed|WR_FLUSH'
+t_run "a session Terminate mid-transfer ends it (§3.4, §8.3)" \
+	hostile end 7323 'DISCONNECTED|completion failed|WR_FLUSH'
+rping_run 60 -s -a $ip -p 7324 -C 1 -S 100 -V >/tmp/rping-s.log 2>&1 &
+spid=$!
+t_run "rping server listening on 7324" listening_both 7324
+mark=$(dmesg | wc -l)
+t_like "a Negotiate (§3.3) is refused: the association ends" '^result: (aborted|closed|refused)' \
+	sh -c "timeout 20 $probe connect $ip 7324 --adaptation 2 --first negotiate --wait 5 2>&1"
+t_like "the kernel log names §3.3" '§3\.3' since "$mark" 'rddp: SCTP association refused'
+t_run "the listener still serves: rping -V 100 B x 1 over SCTP" rping_to 1 7324
+stop_server "$spid"
+t_like "no QP left after the peers above" '^$' sh -c 'rdma res show qp | grep -v "^$" || true'
+t_like "no cm_id left after the peers above" '^$' \
+	sh -c 'rdma res show cm_id | grep -v "^$" || true'
+
 # ---- (g) the module parameter ------------------------------------------------
 section "(g) the module parameter"
 t_like "no QP left" '^$' sh -c 'rdma res show qp | grep -v "^$" || true'

@@ -14,11 +14,17 @@ ip=198.51.100.1
 t_run "modprobe rddp mpa_timeout_ms=3000" modprobe rddp mpa_timeout_ms=3000
 setup_dummy
 t_run "rdma link add rddp0" rdma link add rddp0 type rddp netdev dummy0
-# wait_listen PORT: until an rdma_cm listener on PORT exists (30 s).
+# wait_listen PORT: until an rdma_cm listener on PORT exists and rddp's
+# TCP socket listens on it (30 s). rdma res shows the cm_id LISTEN before
+# the driver's listen is done, and rddp listens on SCTP first, which the
+# first time may load sctp.ko and the cookie's HMAC (a second under UML).
 wait_listen() {
-	local i
+	local i port
+	port=$(printf '%04X' "$1")
 	for ((i = 0; i < 300; i++)); do
-		rdma res show cm_id 2>/dev/null | grep LISTEN | grep -q ":$1 " && return 0
+		rdma res show cm_id 2>/dev/null | grep LISTEN | grep -q ":$1 " &&
+			awk -v p="$port" '$4 == "0A" && substr($2, length($2) - 3) == p { f = 1 }
+				END { exit !f }' /proc/net/tcp /proc/net/tcp6 2>/dev/null && return 0
 		sleep 0.1
 	done
 	return 1

@@ -459,6 +459,7 @@ static int rddp_sctp_rx_deliver(void *ctx, const struct rddp_sctp_chunk *c)
 		return rddp_sctp_refuse(s->sctp, err);
 	if (c->msg == RDDP_SCTP_FC_TERMINATE) {
 		/* §3.4, §8.3: the peer ends the session, then the association */
+		WRITE_ONCE(s->sctp->peer_ended, true);
 		rddp_cep_event(s->cep, RDDP_CEP_EV_PEER_CLOSED);
 		return 1;
 	}
@@ -474,8 +475,13 @@ static int rddp_sctp_rx_deliver(void *ctx, const struct rddp_sctp_chunk *c)
 	return ret ? 1 : 0;	/* the callbacks reported their own error */
 }
 
-/* A notification in full operation: only the association's end matters. */
-static bool rddp_sctp_rx_notification(const u8 *buf, u32 len)
+/*
+ * A notification in full operation: only the association's end matters.
+ * The peer's SHUTDOWN is its graceful end (@l's peer_ended); COMM_LOST (an
+ * ABORT, or SCTP gave up) is not.
+ */
+static bool rddp_sctp_rx_notification(struct rddp_sctp_link *l, const u8 *buf,
+				      u32 len)
 {
 	const union sctp_notification *n = (const void *)buf;
 
@@ -483,6 +489,7 @@ static bool rddp_sctp_rx_notification(const u8 *buf, u32 len)
 		return false;
 	switch (n->sn_header.sn_type) {
 	case SCTP_SHUTDOWN_EVENT:
+		WRITE_ONCE(l->peer_ended, true);
 		return true;
 	case SCTP_ASSOC_CHANGE:
 		return len >= sizeof(n->sn_assoc_change) &&
@@ -521,8 +528,10 @@ static bool rddp_sctp_rx_one(struct rddp_stream *s)
 	if (n < 0)
 		pr_info_ratelimited("rddp: QP %u: SCTP receive failed: %d\n",
 				    s->qp->base.qp_num, n);
+	if (!n)
+		WRITE_ONCE(l->peer_ended, true);	/* SHUTDOWN received */
 	if (n <= 0 || ((flags & MSG_NOTIFICATION) &&
-		       rddp_sctp_rx_notification(l->buf, n))) {
+		       rddp_sctp_rx_notification(l, l->buf, n))) {
 		rddp_cep_event(s->cep, RDDP_CEP_EV_PEER_CLOSED);
 		return false;
 	}
@@ -688,7 +697,11 @@ static void rddp_sctp_close(struct rddp_stream *s, bool graceful)
 	struct rddp_sctp_link *l = s->sctp;
 	struct socket *sock = s->sock;
 
-	if (graceful) {
+	/*
+	 * A peer that ended the session or the association gracefully gets
+	 * the same back, even when the QP's end is not (a peer's close is one).
+	 */
+	if (graceful || READ_ONCE(l->peer_ended)) {
 		/* §8.3: the session's end, then SCTP's graceful SHUTDOWN */
 		rddp_sctp_send_ctrl(l, RDDP_SCTP_FC_TERMINATE, NULL, 0, true);
 		rddp_sctp_drop_unread(l);

@@ -50,6 +50,8 @@ struct rddp_stream;
  * @err: why the last call returned -EPROTO (enum rddp_sctp_err)
  * @rdev: the device whose counters the link's chunks bump; set by the CM
  *	with the link, for the session messages it sends before the stream
+ * @peer_ended: the peer sent its session Terminate or SCTP's SHUTDOWN:
+ *	our close is graceful too (llp_sctp.c)
  */
 struct rddp_sctp_link {
 	struct socket *sock;
@@ -64,6 +66,7 @@ struct rddp_sctp_link {
 	struct rddp_stream *stream;
 	u8 err;
 	struct rddp_device *rdev;
+	bool peer_ended;
 };
 
 /**

@@ -355,9 +355,9 @@ t_run "an Initiate answering ours (active/active, §3.5) is refused: CONNECT_ERR
 	hostile initiate 7321 'RDMA_CM_EVENT_CONNECT_ERROR, error -95'
 t_like "the kernel log names §3.5" '§3\.5' since "$mark" 'rddp: SCTP connection refused'
 t_run "an ABORT mid-transfer ends the connection (QP flushed, DISCONNECTED)" \
-	hostile abort 7322 'DISCONNECTED|completion failed|WR_FLUSH'
+	hostile abort 7322 'DISCONNECT|completion failed|WR_FLUSH'
 t_run "a session Terminate mid-transfer ends it (§3.4, §8.3)" \
-	hostile end 7323 'DISCONNECTED|completion failed|WR_FLUSH'
+	hostile end 7323 'DISCONNECT|completion failed|WR_FLUSH'
 rping_run 60 -s -a $ip -p 7324 -C 1 -S 100 -V >/tmp/rping-s.log 2>&1 &
 spid=$!
 t_run "rping server listening on 7324" listening_both 7324

@@ -1118,25 +1118,28 @@ err:
 }
 
 /*
- * Listen on @addr with SCTP (draft-ietf-rddp-sctp-00) and TCP (MPA): the
+ * Listen on @addr with TCP (MPA) and SCTP (draft-ietf-rddp-sctp-00): the
  * two port spaces are separate, so the active side's transport decides
  * which one a connection takes. SCTP's listener is best effort: without
- * SCTP in the kernel (sock_create loads sctp.ko if it can), or with the
- * port taken in SCTP's space, the cm_id listens on TCP alone. SCTP's comes
- * first, as its first listen may load modules (the cookie's HMAC): whoever
- * sees the TCP listener finds the SCTP one there too. On failure the
+ * SCTP in the kernel (sock_create tries to load sctp.ko), or with the port
+ * taken in SCTP's space, the cm_id listens on TCP alone. TCP's comes first:
+ * SCTP's first listen may load modules (sctp.ko, the cookie's HMAC) or try
+ * to in vain, which a TCP client should not wait for. On failure the
  * caller closes what is on @l.
  */
 static int rddp_listen_addr(struct rddp_device *rdev, struct rddp_listen *l,
 			    struct iw_cm_id *id, struct sockaddr_storage *addr,
 			    int backlog)
 {
-	int ret = rddp_listen_one(rdev, l, id, addr, backlog, true);
+	int ret = rddp_listen_one(rdev, l, id, addr, backlog, false);
 
+	if (ret)
+		return ret;
+	ret = rddp_listen_one(rdev, l, id, addr, backlog, true);
 	if (ret && ret != -EPROTONOSUPPORT && ret != -ESOCKTNOSUPPORT)
 		pr_info_ratelimited("rddp: %s: %pISpc: listening on TCP only, SCTP failed: %d\n",
 				    dev_name(&rdev->ibdev.dev), addr, ret);
-	return rddp_listen_one(rdev, l, id, addr, backlog, false);
+	return 0;
 }
 
 static void rddp_listen_close(struct rddp_listen *l)

@@ -45,7 +45,9 @@ no_errors() {
 assocs() { cat /proc/net/sctp/assocs /proc/net/sctp/snmp >"$RDDP_RESULTS/sctp-$1.txt" 2>&1; }
 
 t_barrier up
-t_run "modprobe sctp" modprobe sctp
+# sctp.ko and the cookie's HMAC loaded before any listen: rddp listens on
+# TCP first, and both() starts the client once a TCP listener is there.
+t_run "modprobe sctp hmac md5" modprobe -a sctp hmac md5
 t_run "modprobe rddp" modprobe rddp
 t_run "rdma link add rddp0" rdma link add rddp0 type rddp netdev eth0
 t_run "rddpctl dev set rddp0 transport sctp" $ctl dev set rddp0 transport sctp

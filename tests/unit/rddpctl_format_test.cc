@@ -247,7 +247,7 @@ TEST(RddpctlFormat, QpTableSctp) {
             "DEV    QPN  STATE  LOCAL  REMOTE  MPA  CRC  MARKERS  IRD/ORD  RTR    TRANSPORT  "
             "MULPDU  TX_FPDUS  TX_BYTES  RX_FPDUS  RX_BYTES  TX_SSN  RX_SSN  TERM_TX  TERM_RX  "
             "ERROR\n"
-            "rddp0  17   RTS    -      -       2    on   off/off  16/8     write  sctp       "
+            "rddp0  17   RTS    -      -       -    -    -        16/8     write  sctp       "
             "1424    10        20640     9         123       65535   0       -        -        "
             "-\n");
   json j = Parse(FormatQps({q}, kJson));
@@ -255,6 +255,10 @@ TEST(RddpctlFormat, QpTableSctp) {
   EXPECT_EQ(j[0]["transport"], "sctp");
   EXPECT_EQ(j[0]["tx_ssn"], 65535);
   EXPECT_EQ(j[0]["rx_ssn"], 0);
+  // No MPA layer under SCTP: its parameters are not shown.
+  EXPECT_FALSE(j[0].contains("mpa_rev"));
+  EXPECT_FALSE(j[0].contains("crc"));
+  EXPECT_FALSE(j[0].contains("markers_tx"));
 }
 
 TEST(RddpctlFormat, QpJson) {

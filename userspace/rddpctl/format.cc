@@ -8,6 +8,8 @@
 #include <cstring>
 #include <map>
 
+#include <linux/rddp_netlink.h>
+
 #include "json.h"
 #include "names.h"
 
@@ -74,6 +76,11 @@ std::string ErrnoText(uint32_t err) {
 
 // One JSON document per call, newline-terminated.
 std::string Finish(const JsonWriter& j) { return j.str() + '\n'; }
+
+// DDP over SCTP has no MPA layer (draft-ietf-rddp-sctp-00 §2.2: SCTP's
+// own CRC32c, no markers), so a QP on it has no MPA revision, CRC or
+// markers to show.
+bool OverSctp(const Qp& q) { return q.transport && *q.transport == RDDP_TRANSPORT_SCTP; }
 
 }  // namespace
 
@@ -166,10 +173,12 @@ std::string FormatQps(const std::vector<Qp>& qps, const Options& options) {
       if (q.transport) j.Field("transport", TransportName(*q.transport));
       JsonEndpoint(j, "local", q.local);
       JsonEndpoint(j, "remote", q.remote);
-      j.Field("mpa_rev", q.mpa_rev);
-      j.Field("crc", q.crc);
-      j.Field("markers_tx", q.markers_tx);
-      j.Field("markers_rx", q.markers_rx);
+      if (!OverSctp(q)) {
+        j.Field("mpa_rev", q.mpa_rev);
+        j.Field("crc", q.crc);
+        j.Field("markers_tx", q.markers_tx);
+        j.Field("markers_rx", q.markers_rx);
+      }
       j.Field("ird", q.ird);
       j.Field("ord", q.ord);
       if (q.rtr) j.Field("rtr", RtrName(*q.rtr));
@@ -197,17 +206,18 @@ std::string FormatQps(const std::vector<Qp>& qps, const Options& options) {
                                    "TX_SSN", "RX_SSN", "TERM_TX", "TERM_RX", "ERROR"});
   }
   for (const Qp& q : qps) {
+    const bool mpa = !OverSctp(q);
     std::vector<std::string> row = {
         Text(q.dev),
         Text(q.num),
         Named(q.state, QpStateName),
         q.local ? q.local->ToString() : std::string(kMissing),
         q.remote ? q.remote->ToString() : std::string(kMissing),
-        Text(q.mpa_rev),
-        OnOff(q.crc),
+        mpa ? Text(q.mpa_rev) : std::string(kMissing),
+        mpa ? OnOff(q.crc) : std::string(kMissing),
         // MARKERS is tx/rx: whether we insert them / the peer does.
-        q.markers_tx || q.markers_rx ? OnOff(q.markers_tx) + "/" + OnOff(q.markers_rx)
-                                     : std::string(kMissing),
+        mpa && (q.markers_tx || q.markers_rx) ? OnOff(q.markers_tx) + "/" + OnOff(q.markers_rx)
+                                              : std::string(kMissing),
         q.ird || q.ord ? Text(q.ird) + "/" + Text(q.ord) : std::string(kMissing),
         Named(q.rtr, RtrName),
         Named(q.transport, TransportName),

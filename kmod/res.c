@@ -40,6 +40,26 @@ static int rddp_res_transport(struct sk_buff *msg, struct rddp_stream *s)
 	return 0;
 }
 
+/*
+ * The MPA parameters (RFC 5044 §7.1, RFC 6581): only over TCP, since DDP
+ * over SCTP has no MPA layer (draft-ietf-rddp-sctp-00 §2.2).
+ */
+static int rddp_res_mpa(struct sk_buff *msg, struct rddp_stream *s)
+{
+	const struct rddp_stream_params *p = &s->p;
+
+	if (rddp_stream_transport(s) == RDDP_TRANSPORT_SCTP)
+		return 0;
+	if (rdma_nl_put_driver_u32(msg, "mpa_rev", p->mpa_rev) ||
+	    rdma_nl_put_driver_string(msg, "crc", p->crc ? "on" : "off") ||
+	    rdma_nl_put_driver_string(msg, "markers_tx",
+				      p->markers_tx ? "on" : "off") ||
+	    rdma_nl_put_driver_string(msg, "markers_rx",
+				      p->markers_rx ? "on" : "off"))
+		return -EMSGSIZE;
+	return 0;
+}
+
 static int rddp_res_stream(struct sk_buff *msg, struct rddp_stream *s)
 {
 	const struct rddp_stream_params *p = &s->p;
@@ -50,13 +70,7 @@ static int rddp_res_stream(struct sk_buff *msg, struct rddp_stream *s)
 	nest = nla_nest_start_noflag(msg, RDMA_NLDEV_ATTR_DRIVER);
 	if (!nest)
 		return -EMSGSIZE;
-	if (rddp_res_transport(msg, s) ||
-	    rdma_nl_put_driver_u32(msg, "mpa_rev", p->mpa_rev) ||
-	    rdma_nl_put_driver_string(msg, "crc", p->crc ? "on" : "off") ||
-	    rdma_nl_put_driver_string(msg, "markers_tx",
-				      p->markers_tx ? "on" : "off") ||
-	    rdma_nl_put_driver_string(msg, "markers_rx",
-				      p->markers_rx ? "on" : "off") ||
+	if (rddp_res_transport(msg, s) || rddp_res_mpa(msg, s) ||
 	    rdma_nl_put_driver_u32(msg, "ird", p->ird) ||
 	    rdma_nl_put_driver_u32(msg, "ord", p->ord) ||
 	    rdma_nl_put_driver_string(msg, "rtr", rtr) ||

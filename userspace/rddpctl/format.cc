@@ -2,13 +2,13 @@
 // rddpctl's human and JSON output (format.h).
 #include "format.h"
 
+#include <linux/rddp_netlink.h>
+
 #include <algorithm>
 #include <array>
 #include <cstdio>
 #include <cstring>
 #include <map>
-
-#include <linux/rddp_netlink.h>
 
 #include "json.h"
 #include "names.h"

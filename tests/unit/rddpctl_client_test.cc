@@ -91,6 +91,21 @@ TEST(RddpctlRequests, DevSet) {
   EXPECT_EQ(nla_get_u8(set[RDDP_A_SET_TX_ZCOPY]), 0);
   EXPECT_EQ(set[RDDP_A_SET_PEER_TIMEOUT_MS], nullptr);
   EXPECT_EQ(set[RDDP_A_SET_TRANSPORT], nullptr);
+  EXPECT_EQ(set[RDDP_A_SET_MULTIHOME], nullptr);
+}
+
+TEST(RddpctlRequests, DevSetMultihome) {
+  for (bool on : {false, true}) {
+    NlMsgPtr msg = BuildDevSet(kFamilyId, "rddp0", Settings{.multihome = on});
+    auto tb = GenlAttrs<RDDP_A_MAX>(msg);
+    ASSERT_NE(tb[RDDP_A_DEV_SETTINGS], nullptr);
+    std::array<nlattr*, RDDP_A_SET_MAX + 1> set{};
+    ASSERT_EQ(nla_parse_nested(set.data(), RDDP_A_SET_MAX, tb[RDDP_A_DEV_SETTINGS], nullptr), 0);
+    ASSERT_NE(set[RDDP_A_SET_MULTIHOME], nullptr);
+    EXPECT_EQ(nla_len(set[RDDP_A_SET_MULTIHOME]), 1);  // u8, as the policy wants
+    EXPECT_EQ(nla_get_u8(set[RDDP_A_SET_MULTIHOME]), on ? 1 : 0);
+    EXPECT_EQ(set[RDDP_A_SET_TRANSPORT], nullptr);
+  }
 }
 
 TEST(RddpctlRequests, DevSetTransport) {

@@ -253,9 +253,15 @@ sctp_works() {
 }
 t_like "bad transport: exit 2" 'transport takes tcp or sctp' exits 2 $ctl dev set rddp0 transport udp
 t_run "dev set rddp0 transport sctp" $ctl dev set rddp0 transport sctp
-t_like "dev show reports transport sctp" ' peer-timeout-ms 60000 transport sctp$' $ctl dev show rddp0
+t_like "dev show reports transport sctp" ' peer-timeout-ms 60000 transport sctp multihome off$' $ctl dev show rddp0
 t_run "-j dev show: transport sctp" jqt '.[0].transport == "sctp"' $ctl -j dev show rddp0
 t_run "transport sctp: rping -V goes over SCTP (sctp_tx_chunks grows)" sctp_works
+t_run "dev set rddp0 multihome on" $ctl dev set rddp0 multihome on
+t_like "dev show reports multihome on" ' transport sctp multihome on$' $ctl dev show rddp0
+t_run "-j dev show: multihome true" jqt '.[0].multihome == true' $ctl -j dev show rddp0
+t_run "multihome on (one address here): rping -V goes over SCTP" sctp_works
+t_like "bad multihome value: exit 2" 'multihome takes on or off' exits 2 $ctl dev set rddp0 multihome yes
+t_run "dev set rddp0 multihome off" $ctl dev set rddp0 multihome off
 t_run "dev set rddp0 transport tcp" $ctl dev set rddp0 transport tcp
 t_run "transport tcp again: rping -V works" rping_n 2 4096
 t_like "the defaults are back" 'crc on markers off mpa-rev 2 tx-batch on tx-zcopy on peer-timeout-ms 60000 transport tcp multihome off$' $ctl dev show rddp0
@@ -266,8 +272,8 @@ t_like "rdma link is empty" '^$' rdma link show
 t_run "rmmod rddp" rmmod rddp
 t_like "modprobe rddp transport=udp is refused, the kernel log says why" 'transport must be tcp or sctp, not udp' \
 	sh -c '! modprobe rddp transport=udp && dmesg | tail -5'
-t_run "modprobe rddp transport=sctp" modprobe rddp transport=sctp
+t_run "modprobe rddp transport=sctp multihome=1" modprobe rddp transport=sctp multihome=1
 t_run "rddpctl link add rddp0 netdev dummy0" $ctl link add rddp0 netdev dummy0
-t_like "a new device starts with transport sctp" ' transport sctp$' $ctl dev show rddp0
+t_like "a new device starts with transport sctp, multihome on" ' transport sctp multihome on$' $ctl dev show rddp0
 t_run "rddpctl link del rddp0" $ctl link del rddp0
 t_run "rmmod rddp" rmmod rddp

@@ -58,6 +58,15 @@ if [ -e /sys/class/net/eth0 ]; then
 	ip addr add "$RDDP_LOCAL_IP/24" dev eth0
 	ip link set eth0 up
 fi
+# A second link (run.sh --links 2, User-Mode Linux's vec1): eth1, on a
+# subnet of its own.
+[ -e /sys/class/net/vec1 ] && ip link set vec1 name eth1
+if [ -e /sys/class/net/eth1 ]; then
+	case $RDDP_ROLE in a) n=1 p=2 ;; *) n=2 p=1 ;; esac
+	export RDDP_LOCAL_IP2=198.51.100.$n RDDP_PEER_IP2=198.51.100.$p
+	ip addr add "$RDDP_LOCAL_IP2/24" dev eth1
+	ip link set eth1 up
+fi
 
 echo "RDDP-GUEST-START role=$RDDP_ROLE kernel=$RDDP_KERNEL $(uname -r)"
 cd /rddp || exit 1

@@ -86,7 +86,7 @@ fi
 # SCTP has taken the first out of use, sees chunks still arrive, then
 # mends it. Both runs must finish with every byte verified, with nothing
 # counted or logged as an error.
-mh_pings=3000 mh_qps=4 mh_ops=60
+mh_pings=400 mh_qps=4 mh_ops=40
 mh_integ_server() { timeout 900 "$integrity" --serve "$RDDP_LOCAL_IP" "$mh_qps"; }
 mh_integ_client() {
 	timeout 900 "$integrity" --connect "$RDDP_PEER_IP" "$mh_qps" "$mh_ops" 2 "$max_kib"
@@ -105,13 +105,15 @@ mh_none() { ! awk -v a="$1" -v s="$2" '$1 == a && $NF == s { f = 1 } END { exit 
 # carried them), and every connected QP's local address is the device's.
 mh_addrs() {
 	local l n=0
+	# (a here-string: the guest has no /dev/fd for process substitution)
 	while IFS= read -r l; do
+		[ -n "$l" ] || continue
 		n=$((n + 1))
 		echo "$l" | cut -c1-160
 		for a in "$RDDP_LOCAL_IP" "$RDDP_LOCAL_IP2" "$RDDP_PEER_IP" "$RDDP_PEER_IP2"; do
 			[[ $l == *" $a "* || $l == *" *$a "* ]] || { echo "no $a"; return 1; }
 		done
-	done < <(grep -F -- '<->' /proc/net/sctp/assocs)
+	done <<<"$(grep -F -- '<->' /proc/net/sctp/assocs)"
 	[ "$n" -gt 0 ] || return 1
 	$ctl -j qp show dev rddp0 | jq -e --arg a "$RDDP_LOCAL_IP" \
 		'[.[] | select(.connected and .state == "RTS")] | length > 0 and all(.local_addr == $a)'
@@ -128,6 +130,7 @@ mh_cut() { # PID...: the transfers, still running when link 1 is cut
 	rx0=$(rddp_counter sctp_rx_chunks)
 	: >/results/link1-down
 	t0=$SECONDS
+	echo "link 1 cut $((t0 - t_start)) s after the transfers started"
 	for ((i = 0; i < 600; i++)); do
 		mh_none "$RDDP_PEER_IP" 2 && break
 		sleep 0.1
@@ -139,6 +142,7 @@ mh_cut() { # PID...: the transfers, still running when link 1 is cut
 	echo "chunks received while link 1 was cut: $((rx1 - rx0))"
 	cp /proc/net/sctp/remaddr "$RDDP_RESULTS/sctp-failover-remaddr.txt"
 	rm -f /results/link1-down
+	echo "link 1 mended $((SECONDS - t_start)) s after the transfers started"
 	[ "$ok" = 1 ] && [ "$rx1" -gt "$rx0" ] && mh_all "$RDDP_PEER_IP2" 2
 }
 mh_server() {
@@ -156,11 +160,12 @@ mh_server() {
 	[ "$irc" = 0 ] && [ "$rrc" = 0 ]
 }
 mh_client() {
-	local i ip rp crc irc rrc
+	local i ip rp crc irc rrc t_start
 	for ((i = 0; i < 600; i++)); do
 		[ -e /results/mh-serving ] && break
 		sleep 0.1
 	done
+	t_start=$SECONDS
 	mh_integ_client >/tmp/mh-integ-c.log 2>&1 &
 	ip=$!
 	rping_client "$mh_pings" 4096 >/tmp/mh-rping-c.out 2>&1 &
@@ -171,6 +176,7 @@ mh_client() {
 	irc=$?
 	wait "$rp"
 	rrc=$?
+	echo "both ended $((SECONDS - t_start)) s after they started"
 	echo "integrity (rc $irc): $(tail -1 /tmp/mh-integ-c.log)"
 	echo "rping (rc $rrc): $(tail -1 /tmp/mh-rping-c.out)"
 	[ "$crc" = 0 ] && [ "$irc" = 0 ] && [ "$rrc" = 0 ] &&

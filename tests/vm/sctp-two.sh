@@ -113,7 +113,7 @@ mh_addrs() {
 		for a in "$RDDP_LOCAL_IP" "$RDDP_LOCAL_IP2" "$RDDP_PEER_IP" "$RDDP_PEER_IP2"; do
 			[[ $l == *" $a "* || $l == *" *$a "* ]] || { echo "no $a"; return 1; }
 		done
-	done <<<"$(grep -F -- '<->' /proc/net/sctp/assocs)"
+	done <<<"$(tail -n +2 /proc/net/sctp/assocs)"
 	[ "$n" -gt 0 ] || return 1
 	$ctl -j qp show dev rddp0 | jq -e --arg a "$RDDP_LOCAL_IP" \
 		'[.[] | select(.connected and .state == "RTS")] | length > 0 and all(.local_addr == $a)'

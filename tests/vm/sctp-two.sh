@@ -86,7 +86,10 @@ fi
 # SCTP has taken the first out of use, sees chunks still arrive, then
 # mends it. Both runs must finish with every byte verified, with nothing
 # counted or logged as an error.
-mh_pings=400 mh_qps=4 mh_ops=40
+# Sized so that both runs outlast SCTP's confirmation of the second paths
+# (heartbeats; 15-22 s after the start in UML) and the cut (about 12 s):
+# they ended 32-55 s after the start.
+mh_pings=400 mh_qps=4 mh_ops=60
 mh_integ_server() { timeout 900 "$integrity" --serve "$RDDP_LOCAL_IP" "$mh_qps"; }
 mh_integ_client() {
 	timeout 900 "$integrity" --connect "$RDDP_PEER_IP" "$mh_qps" "$mh_ops" 2 "$max_kib"

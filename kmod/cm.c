@@ -842,6 +842,8 @@ int rddp_cep_bind_connect(struct rddp_cep *cep, struct iw_cm_id *id,
 		sock_release(sock);
 		return ret;
 	}
+	if (cep->sctp && cep->settings.multihome)	/* §4.2 */
+		rddp_sctp_bind_more(cep->rdev, sock, laddr);
 	rddp_cep_sock_attach(cep, sock);
 	id->add_ref(id);
 	cep->cm_id = id;
@@ -1094,6 +1096,8 @@ static int rddp_listen_one(struct rddp_device *rdev, struct rddp_listen *l,
 	if (!sctp)
 		rddp_sock_share_mapped_port(sock, id);
 	ret = kernel_bind(sock, (struct sockaddr *)addr, rddp_addr_len(addr));
+	if (!ret && sctp && cep->settings.multihome)	/* draft-ietf-rddp-sctp §4.2 */
+		rddp_sctp_bind_more(rdev, sock, addr);
 	if (!ret)
 		ret = kernel_listen(sock, backlog);
 	if (ret) {

@@ -34,8 +34,10 @@
  * before its Initiate or Accept. The link's window (sctp_link.h) holds it
  * and the QP's stream receives it, in DDP-SSN order, once at RTS.
  */
+#include <linux/inetdevice.h>
 #include <linux/sctp.h>
 #include <linux/slab.h>
+#include <net/addrconf.h>
 #include <net/sctp/constants.h>
 #include <net/sock.h>
 
@@ -66,6 +68,117 @@ static int rddp_sctp_cm_refuse_err(struct rddp_cep *cep, const char *why,
 static int rddp_sctp_cm_refuse(struct rddp_cep *cep, const char *why)
 {
 	return rddp_sctp_cm_refuse_err(cep, why, -ECONNREFUSED);
+}
+
+/* ---- multihoming (draft-ietf-rddp-sctp §4.2) ---- */
+
+/* The addresses a multihomed socket adds to its first one, at most. */
+#define RDDP_SCTP_MH_ADDRS	16
+
+static bool rddp_sctp_mh_dev(const struct net_device *dev)
+{
+	return (dev->flags & IFF_UP) && !(dev->flags & IFF_LOOPBACK);
+}
+
+/* @net's IPv4 addresses on up, non-loopback devices, but @skip. RCU. */
+static int rddp_sctp_mh_addrs4(struct net *net, __be32 skip,
+			       struct sockaddr_in6 *out)
+{
+	const struct in_ifaddr *ifa;
+	struct in_device *in_dev;
+	struct net_device *dev;
+	struct sockaddr_in *sin;
+	int n = 0;
+
+	for_each_netdev_rcu(net, dev) {
+		in_dev = __in_dev_get_rcu(dev);
+		if (!rddp_sctp_mh_dev(dev) || !in_dev)
+			continue;
+		in_dev_for_each_ifa_rcu(ifa, in_dev) {
+			if (n == RDDP_SCTP_MH_ADDRS || ifa->ifa_local == skip)
+				continue;
+			sin = (struct sockaddr_in *)&out[n++];
+			sin->sin_family = AF_INET;
+			sin->sin_addr.s_addr = ifa->ifa_local;
+		}
+	}
+	return n;
+}
+
+/*
+ * @net's usable IPv6 addresses but @skip: global scope only (a link-local
+ * one needs its device's scope, which the peer's INIT cannot carry). RCU.
+ */
+static int rddp_sctp_mh_addrs6(struct net *net, const struct in6_addr *skip,
+			       struct sockaddr_in6 *out)
+{
+	const u32 flags = IFA_F_TENTATIVE | IFA_F_DEPRECATED;
+	const int types = IPV6_ADDR_LINKLOCAL | IPV6_ADDR_LOOPBACK;
+	struct inet6_ifaddr *ifp;
+	struct inet6_dev *idev;
+	struct net_device *dev;
+	int n = 0;
+
+	for_each_netdev_rcu(net, dev) {
+		idev = __in6_dev_get(dev);
+		if (!rddp_sctp_mh_dev(dev) || !idev)
+			continue;
+		read_lock_bh(&idev->lock);
+		list_for_each_entry(ifp, &idev->addr_list, if_list) {
+			if (n == RDDP_SCTP_MH_ADDRS || (ifp->flags & flags) ||
+			    (ipv6_addr_type(&ifp->addr) & types) ||
+			    ipv6_addr_equal(&ifp->addr, skip))
+				continue;
+			out[n].sin6_family = AF_INET6;
+			out[n++].sin6_addr = ifp->addr;
+		}
+		read_unlock_bh(&idev->lock);
+	}
+	return n;
+}
+
+/*
+ * Multihoming, draft-ietf-rddp-sctp §4.2 (the device's `multihome`
+ * setting): @sock, bound to @bound (the device's address, the one the
+ * ULP's cm_id names) but neither connected nor listening yet, also binds
+ * every other usable address of its network namespace in its family, as
+ * sctp_bindx(SCTP_BINDX_ADD_ADDR) does. Its INIT or INIT ACK then lists
+ * them all (RFC 4960 §3.3.2), and SCTP moves the association to another
+ * path when the primary fails. The port is @bound's (0 in each address:
+ * SCTP keeps the socket's port). Best effort: an address that cannot be
+ * bound is logged and left out, the socket keeps the others. Sleeps (the
+ * socket lock); the caller owns @sock alone. Loopback devices, devices
+ * that are down and IPv6 link-local addresses are left out.
+ */
+void rddp_sctp_bind_more(struct rddp_device *rdev, struct socket *sock,
+			 const struct sockaddr_storage *bound)
+{
+	const struct sockaddr_in6 *b6 = (const void *)bound;
+	const struct sockaddr_in *b4 = (const void *)bound;
+	struct net *net = dev_net(rdev->netdev);
+	struct sockaddr_in6 *addrs;
+	int i, n, len, ret;
+
+	addrs = kcalloc(RDDP_SCTP_MH_ADDRS, sizeof(*addrs), GFP_KERNEL);
+	if (!addrs)
+		return;
+	rcu_read_lock();
+	n = bound->ss_family == AF_INET ?
+	    rddp_sctp_mh_addrs4(net, b4->sin_addr.s_addr, addrs) :
+	    rddp_sctp_mh_addrs6(net, &b6->sin6_addr, addrs);
+	rcu_read_unlock();
+	len = bound->ss_family == AF_INET ? sizeof(struct sockaddr_in) :
+					    sizeof(struct sockaddr_in6);
+	for (i = 0; i < n; i++) {
+		ret = sock->ops->setsockopt(sock, SOL_SCTP,
+					    SCTP_SOCKOPT_BINDX_ADD,
+					    KERNEL_SOCKPTR(&addrs[i]), len);
+		if (ret)
+			pr_info_ratelimited("rddp: %s: SCTP multihoming: %pISc not bound: %d\n",
+					    dev_name(&rdev->ibdev.dev),
+					    &addrs[i], ret);
+	}
+	kfree(addrs);
 }
 
 /* ---- active side ---- */

@@ -62,6 +62,7 @@ static const struct nla_policy rddp_set_policy[RDDP_A_SET_MAX + 1] = {
 	[RDDP_A_SET_PEER_TIMEOUT_MS] =
 		NLA_POLICY_FULL_RANGE(NLA_U32, &rddp_peer_timeout_range),
 	[RDDP_A_SET_TRANSPORT] = NLA_POLICY_MAX(NLA_U8, RDDP_TRANSPORT_MAX),
+	[RDDP_A_SET_MULTIHOME] = NLA_POLICY_MAX(NLA_U8, 1),
 };
 
 /* Requests carry a device name and, for DEV_SET, settings; nothing else. */
@@ -137,7 +138,8 @@ static int rddp_put_settings(struct sk_buff *skb,
 	    nla_put_u8(skb, RDDP_A_SET_TX_BATCH, s->tx_batch) ||
 	    nla_put_u8(skb, RDDP_A_SET_TX_ZCOPY, s->tx_zcopy) ||
 	    nla_put_u32(skb, RDDP_A_SET_PEER_TIMEOUT_MS, s->peer_timeout_ms) ||
-	    nla_put_u8(skb, RDDP_A_SET_TRANSPORT, s->transport))
+	    nla_put_u8(skb, RDDP_A_SET_TRANSPORT, s->transport) ||
+	    nla_put_u8(skb, RDDP_A_SET_MULTIHOME, s->multihome))
 		return -EMSGSIZE;
 	nla_nest_end(skb, nest);
 	return 0;
@@ -264,6 +266,8 @@ static void rddp_settings_apply(struct rddp_settings *s, struct nlattr **tb)
 		s->peer_timeout_ms = nla_get_u32(tb[RDDP_A_SET_PEER_TIMEOUT_MS]);
 	if (tb[RDDP_A_SET_TRANSPORT])
 		s->transport = nla_get_u8(tb[RDDP_A_SET_TRANSPORT]);
+	if (tb[RDDP_A_SET_MULTIHOME])
+		s->multihome = nla_get_u8(tb[RDDP_A_SET_MULTIHOME]);
 }
 
 static int rddp_dev_set_doit(struct sk_buff *skb, struct genl_info *info)

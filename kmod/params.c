@@ -44,6 +44,10 @@ static char *transport = "tcp";
 module_param(transport, charp, 0444);
 MODULE_PARM_DESC(transport, "Transport of the connections a new device initiates: tcp (MPA, default) or sctp (draft-ietf-rddp-sctp-00)");
 
+static bool multihome;
+module_param(multihome, bool, 0444);
+MODULE_PARM_DESC(multihome, "SCTP connections and listeners of a new device bind every address of the network namespace, for path failover (draft-ietf-rddp-sctp-00 §4.2; default off: one address)");
+
 /* The transport parameter as enum rddp_transport, or -EINVAL. */
 static int rddp_transport_param(void)
 {
@@ -107,6 +111,7 @@ void rddp_settings_default(struct rddp_settings *s)
 	s->tx_zcopy = 1;
 	s->peer_timeout_ms = peer_timeout_ms;
 	s->transport = rddp_transport_param();
+	s->multihome = multihome;
 }
 
 void rddp_settings_get(struct rddp_device *rdev, struct rddp_settings *out)

@@ -57,6 +57,9 @@
  * @transport: enum rddp_transport (uapi): the LLP of the connections this
  *	device initiates; RDDP_TRANSPORT_TCP (MPA) or RDDP_TRANSPORT_SCTP
  *	(draft-ietf-rddp-sctp-00)
+ * @multihome: 0 or 1: the SCTP sockets of the device's connections and
+ *	listeners bind every usable address of the netns, not one
+ *	(draft-ietf-rddp-sctp §4.2, cm_sctp.c); read at connect and listen
  *
  * params.c gives the defaults; the CM reads them when a connection is set
  * up, rddpctl's DEV_SET replaces them.
@@ -69,6 +72,7 @@ struct rddp_settings {
 	u8 tx_zcopy;
 	u32 peer_timeout_ms;
 	u8 transport;
+	u8 multihome;
 };
 
 /*

@@ -110,13 +110,17 @@ TEST(RddpctlArgs, DevSet) {
   EXPECT_EQ(r.settings, (Settings{.transport = RDDP_TRANSPORT_SCTP}));
   r = Parse({"dev", "set", "rddp0", "crc", "on", "transport", "tcp"});
   EXPECT_EQ(r.settings, (Settings{.crc = true, .transport = RDDP_TRANSPORT_TCP}));
+  r = Parse({"dev", "set", "rddp0", "multihome", "on"});
+  EXPECT_EQ(r.settings, (Settings{.multihome = true}));
+  r = Parse({"dev", "set", "rddp0", "transport", "sctp", "multihome", "off"});
+  EXPECT_EQ(r.settings, (Settings{.transport = RDDP_TRANSPORT_SCTP, .multihome = false}));
 }
 
 TEST(RddpctlArgs, DevSetErrors) {
   EXPECT_EQ(UsageMessage({"dev", "set"}), "dev: device name missing");
   EXPECT_EQ(UsageMessage({"dev", "set", "rddp0"}),
             "dev: set needs at least one setting (crc, markers, mpa-rev, tx-batch, tx-zcopy, "
-            "peer-timeout-ms, transport)");
+            "peer-timeout-ms, transport, multihome)");
   EXPECT_EQ(UsageMessage({"dev", "set", "rddp0", "crc", "maybe"}),
             "dev: crc takes on or off, not 'maybe'");
   EXPECT_EQ(UsageMessage({"dev", "set", "rddp0", "crc"}), "dev: crc value missing");
@@ -134,12 +138,14 @@ TEST(RddpctlArgs, DevSetErrors) {
   EXPECT_EQ(UsageMessage({"dev", "set", "rddp0", "transport"}), "dev: transport value missing");
   EXPECT_EQ(UsageMessage({"dev", "set", "rddp0", "transport", "tcp", "transport", "sctp"}),
             "dev: transport given twice");
+  EXPECT_EQ(UsageMessage({"dev", "set", "rddp0", "multihome", "yes"}),
+            "dev: multihome takes on or off, not 'yes'");
   EXPECT_EQ(UsageMessage({"dev", "set", "rddp0", "mpa-rev", "3"}),
             "dev: mpa-rev takes 1 or 2, not '3'");
   EXPECT_EQ(UsageMessage({"dev", "set", "rddp0", "mpa-rev"}), "dev: mpa-rev value missing");
   EXPECT_EQ(UsageMessage({"dev", "set", "rddp0", "speed", "fast"}),
             "dev: unknown setting 'speed' (crc, markers, mpa-rev, tx-batch, tx-zcopy, "
-            "peer-timeout-ms, transport)");
+            "peer-timeout-ms, transport, multihome)");
   for (const char* bad : {"999", "1", "3600001", "60s", "+5", "", "4294967296"}) {
     EXPECT_EQ(
         UsageMessage({"dev", "set", "rddp0", "peer-timeout-ms", bad}),

@@ -69,6 +69,17 @@ TEST(RddpctlRequests, DevGetOne) {
   }
 }
 
+// The RDDP_A_SET_* attributes of a DEV_SET request; all null if it has none.
+std::array<nlattr*, RDDP_A_SET_MAX + 1> SetAttrs(const NlMsgPtr& msg) {
+  auto tb = GenlAttrs<RDDP_A_MAX>(msg);
+  std::array<nlattr*, RDDP_A_SET_MAX + 1> set{};
+  EXPECT_NE(tb[RDDP_A_DEV_SETTINGS], nullptr);
+  if (tb[RDDP_A_DEV_SETTINGS]) {
+    EXPECT_EQ(nla_parse_nested(set.data(), RDDP_A_SET_MAX, tb[RDDP_A_DEV_SETTINGS], nullptr), 0);
+  }
+  return set;
+}
+
 TEST(RddpctlRequests, DevSet) {
   NlMsgPtr msg =
       BuildDevSet(kFamilyId, "rddp0",
@@ -91,14 +102,23 @@ TEST(RddpctlRequests, DevSet) {
   EXPECT_EQ(nla_get_u8(set[RDDP_A_SET_TX_ZCOPY]), 0);
   EXPECT_EQ(set[RDDP_A_SET_PEER_TIMEOUT_MS], nullptr);
   EXPECT_EQ(set[RDDP_A_SET_TRANSPORT], nullptr);
+  EXPECT_EQ(set[RDDP_A_SET_MULTIHOME], nullptr);
+}
+
+TEST(RddpctlRequests, DevSetMultihome) {
+  for (bool on : {false, true}) {
+    NlMsgPtr msg = BuildDevSet(kFamilyId, "rddp0", Settings{.multihome = on});
+    auto set = SetAttrs(msg);
+    ASSERT_NE(set[RDDP_A_SET_MULTIHOME], nullptr);
+    EXPECT_EQ(nla_len(set[RDDP_A_SET_MULTIHOME]), 1);  // u8, as the policy wants
+    EXPECT_EQ(nla_get_u8(set[RDDP_A_SET_MULTIHOME]), on ? 1 : 0);
+    EXPECT_EQ(set[RDDP_A_SET_TRANSPORT], nullptr);
+  }
 }
 
 TEST(RddpctlRequests, DevSetTransport) {
   NlMsgPtr msg = BuildDevSet(kFamilyId, "rddp0", Settings{.transport = RDDP_TRANSPORT_SCTP});
-  auto tb = GenlAttrs<RDDP_A_MAX>(msg);
-  ASSERT_NE(tb[RDDP_A_DEV_SETTINGS], nullptr);
-  std::array<nlattr*, RDDP_A_SET_MAX + 1> set{};
-  ASSERT_EQ(nla_parse_nested(set.data(), RDDP_A_SET_MAX, tb[RDDP_A_DEV_SETTINGS], nullptr), 0);
+  auto set = SetAttrs(msg);
   ASSERT_NE(set[RDDP_A_SET_TRANSPORT], nullptr);
   EXPECT_EQ(nla_len(set[RDDP_A_SET_TRANSPORT]), 1);  // u8, as the policy wants
   EXPECT_EQ(nla_get_u8(set[RDDP_A_SET_TRANSPORT]), RDDP_TRANSPORT_SCTP);
@@ -108,10 +128,7 @@ TEST(RddpctlRequests, DevSetTransport) {
 TEST(RddpctlRequests, DevSetPeerTimeout) {
   for (uint32_t ms : {0U, 3000U}) {
     NlMsgPtr msg = BuildDevSet(kFamilyId, "rddp0", Settings{.peer_timeout_ms = ms});
-    auto tb = GenlAttrs<RDDP_A_MAX>(msg);
-    ASSERT_NE(tb[RDDP_A_DEV_SETTINGS], nullptr);
-    std::array<nlattr*, RDDP_A_SET_MAX + 1> set{};
-    ASSERT_EQ(nla_parse_nested(set.data(), RDDP_A_SET_MAX, tb[RDDP_A_DEV_SETTINGS], nullptr), 0);
+    auto set = SetAttrs(msg);
     ASSERT_NE(set[RDDP_A_SET_PEER_TIMEOUT_MS], nullptr);
     EXPECT_EQ(nla_len(set[RDDP_A_SET_PEER_TIMEOUT_MS]), 4);  // u32, as the policy wants
     EXPECT_EQ(nla_get_u32(set[RDDP_A_SET_PEER_TIMEOUT_MS]), ms);

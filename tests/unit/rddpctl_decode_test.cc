@@ -44,7 +44,8 @@ TEST(RddpctlDecode, FullDevice) {
                                    .tx_batch = true,
                                    .tx_zcopy = true,
                                    .peer_timeout_ms = 60000,
-                                   .transport = RDDP_TRANSPORT_TCP}));
+                                   .transport = RDDP_TRANSPORT_TCP,
+                                   .multihome = false}));
   ASSERT_EQ(d->counters.size(), 27U);
   EXPECT_EQ(d->counters.front(), (Counter{"tx_fpdus", 10}));
   EXPECT_EQ(d->counters[1], (Counter{"tx_bytes", 20}));

@@ -63,13 +63,14 @@ TEST(RddpctlFormat, DevShowLine) {
   d.qps = 0;
   EXPECT_EQ(FormatDevices({d}, kHuman),
             "0: rddp0: netdev dummy0 port ACTIVE qps 0 crc on markers off mpa-rev 2 tx-batch on "
-            "tx-zcopy on peer-timeout-ms 60000 transport tcp\n");
+            "tx-zcopy on peer-timeout-ms 60000 transport tcp multihome off\n");
   d.settings.tx_zcopy = false;
   d.settings.peer_timeout_ms = 0;
   d.settings.transport = RDDP_TRANSPORT_SCTP;
+  d.settings.multihome = true;
   EXPECT_EQ(FormatDevices({d}, kHuman),
             "0: rddp0: netdev dummy0 port ACTIVE qps 0 crc on markers off mpa-rev 2 tx-batch on "
-            "tx-zcopy off peer-timeout-ms 0 transport sctp\n");
+            "tx-zcopy off peer-timeout-ms 0 transport sctp multihome on\n");
   EXPECT_EQ(FormatDevices({}, kHuman), "");
 }
 
@@ -79,7 +80,7 @@ TEST(RddpctlFormat, DevShowMissingFields) {
   d.settings.markers = true;
   EXPECT_EQ(FormatDevices({d}, kHuman),
             "-: rddp3: netdev - port - qps - crc - markers on mpa-rev - tx-batch - tx-zcopy - "
-            "peer-timeout-ms - transport -\n");
+            "peer-timeout-ms - transport - multihome -\n");
   d.port_state = 9;  // a state this rddpctl does not know
   EXPECT_NE(FormatDevices({d}, kHuman).find(" port 9 "), std::string::npos);
 }
@@ -88,7 +89,7 @@ TEST(RddpctlFormat, DevShowDetails) {
   Device d = DecodedDevice("rddp0", 1, 1);
   EXPECT_EQ(FormatDevices({d}, kDetails),
             "1: rddp0: netdev dummy0 port ACTIVE qps 3 crc on markers off mpa-rev 2 tx-batch on "
-            "tx-zcopy on peer-timeout-ms 60000 transport tcp\n"
+            "tx-zcopy on peer-timeout-ms 60000 transport tcp multihome off\n"
             "    tx_fpdus 1 tx_bytes 2 rx_fpdus 3 rx_bytes 4\n"
             "    rx_crc_errors 5 rx_marker_errors 6 rx_framing_errors 7\n"
             "    term_tx_rdmap 8 term_tx_ddp 9 term_tx_mpa 10 term_rx_rdmap 11 term_rx_ddp 12 "
@@ -123,6 +124,8 @@ TEST(RddpctlFormat, DevShowJson) {
   EXPECT_TRUE(d["peer_timeout_ms"].is_number_unsigned());
   EXPECT_EQ(d["peer_timeout_ms"], 60000);
   EXPECT_EQ(d["transport"], "tcp");
+  EXPECT_TRUE(d["multihome"].is_boolean());
+  EXPECT_EQ(d["multihome"], false);
   EXPECT_FALSE(d.contains("stats"));  // counters only with -s
 
   j = Parse(FormatDevices(devs, kJsonDetails));

@@ -82,6 +82,7 @@ inline NlMsgPtr DeviceMessage(const char* name, uint32_t index, uint64_t counter
   EXPECT_EQ(nla_put_u8(m, RDDP_A_SET_TX_ZCOPY, 1), 0);
   EXPECT_EQ(nla_put_u32(m, RDDP_A_SET_PEER_TIMEOUT_MS, 60000), 0);
   EXPECT_EQ(nla_put_u8(m, RDDP_A_SET_TRANSPORT, RDDP_TRANSPORT_TCP), 0);
+  EXPECT_EQ(nla_put_u8(m, RDDP_A_SET_MULTIHOME, 0), 0);
   nla_nest_end(m, set);
   nlattr* stats = nla_nest_start(m, RDDP_A_DEV_STATS);
   for (int type = RDDP_A_STAT_TX_FPDUS; type <= RDDP_A_STAT_MAX; type++) {

@@ -20,7 +20,7 @@ t_run "hostile peer program is built" test -x "$bin"
 no_qp() { t_like "$1: no QP left" '^$' sh -c 'rdma res show qp | grep -v "^$" || true'; }
 no_cm_id() { t_like "$1: no cm_id left" '^$' sh -c 'rdma res show cm_id | grep -v "^$" || true'; }
 show_bound() { # MS: rddp1's setting, in text and JSON
-	t_like "dev show: peer-timeout-ms $1" " peer-timeout-ms $1 transport tcp\$" $ctl dev show rddp1
+	t_like "dev show: peer-timeout-ms $1" " peer-timeout-ms $1 transport tcp multihome off\$" $ctl dev show rddp1
 	t_like "-j dev show: peer_timeout_ms $1" "^$1\$" sh -c "$ctl -j dev show rddp1 | jq -e '.[0].peer_timeout_ms'"
 }
 

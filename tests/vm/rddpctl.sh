@@ -36,10 +36,10 @@ t_run "rddpctl link add rddp0 netdev dummy0" $ctl link add rddp0 netdev dummy0
 t_like "rdma link shows it" 'rddp0/1 state ACTIVE' rdma link show
 t_like "link add of a taken name fails with the kernel's error" 'File exists' \
 	exits 1 $ctl link add rddp0 netdev dummy0
-t_like "dev show" '^[0-9]+: rddp0: netdev dummy0 port ACTIVE qps 0 crc on markers off mpa-rev 2 tx-batch on tx-zcopy on peer-timeout-ms 60000 transport tcp$' \
+t_like "dev show" '^[0-9]+: rddp0: netdev dummy0 port ACTIVE qps 0 crc on markers off mpa-rev 2 tx-batch on tx-zcopy on peer-timeout-ms 60000 transport tcp multihome off$' \
 	$ctl dev show
 t_run "-j dev show is JSON with the settings" jqt \
-	'length == 1 and .[0].name == "rddp0" and .[0].netdev == "dummy0" and .[0].crc == true and .[0].markers == false and .[0].mpa_rev == 2 and .[0].tx_batch == true and .[0].tx_zcopy == true and .[0].peer_timeout_ms == 60000 and .[0].transport == "tcp"' \
+	'length == 1 and .[0].name == "rddp0" and .[0].netdev == "dummy0" and .[0].crc == true and .[0].markers == false and .[0].mpa_rev == 2 and .[0].tx_batch == true and .[0].tx_zcopy == true and .[0].peer_timeout_ms == 60000 and .[0].transport == "tcp" and .[0].multihome == false' \
 	$ctl -j dev show
 t_run "-j -p -s dev show rddp0 is JSON with counters" jqt '.[0].stats.tx_fpdus == 0' \
 	$ctl -j -p -s dev show rddp0
@@ -210,7 +210,7 @@ capture_rping() {
 }
 t_like "with crc on the MPA Request asks for CRC" 'M and C bits: 40' capture_rping
 t_run "dev set rddp0 crc off markers on tx-batch off" $ctl dev set rddp0 crc off markers on tx-batch off
-t_like "dev show reports them" 'crc off markers on mpa-rev 2 tx-batch off tx-zcopy on peer-timeout-ms 60000 transport tcp$' $ctl dev show rddp0
+t_like "dev show reports them" 'crc off markers on mpa-rev 2 tx-batch off tx-zcopy on peer-timeout-ms 60000 transport tcp multihome off$' $ctl dev show rddp0
 t_like "the next MPA Request asks for markers, not CRC" 'M and C bits: 80' capture_rping
 t_run "dev set rddp0 mpa-rev 1" $ctl dev set rddp0 mpa-rev 1 crc on markers off tx-batch on
 t_run "a revision-1 connection works" rping_n 2 4096
@@ -232,7 +232,7 @@ zc_rping() { # same|more: tx_zcopy_bytes after rping -V 16 KiB x 10
 	esac
 }
 t_run "dev set rddp0 mpa-rev 2 crc off tx-zcopy off" $ctl dev set rddp0 mpa-rev 2 crc off tx-zcopy off
-t_like "dev show reports tx-zcopy off" 'crc off markers off mpa-rev 2 tx-batch on tx-zcopy off peer-timeout-ms 60000 transport tcp$' \
+t_like "dev show reports tx-zcopy off" 'crc off markers off mpa-rev 2 tx-batch on tx-zcopy off peer-timeout-ms 60000 transport tcp multihome off$' \
 	$ctl dev show rddp0
 t_run "-j dev show: tx_zcopy false" jqt '.[0].tx_zcopy == false and .[0].crc == false' $ctl -j dev show rddp0
 t_run "crc off, tx-zcopy off: rping -V lends nothing (tx_zcopy_bytes unchanged)" zc_rping same
@@ -253,12 +253,18 @@ sctp_works() {
 }
 t_like "bad transport: exit 2" 'transport takes tcp or sctp' exits 2 $ctl dev set rddp0 transport udp
 t_run "dev set rddp0 transport sctp" $ctl dev set rddp0 transport sctp
-t_like "dev show reports transport sctp" ' peer-timeout-ms 60000 transport sctp$' $ctl dev show rddp0
+t_like "dev show reports transport sctp" ' peer-timeout-ms 60000 transport sctp multihome off$' $ctl dev show rddp0
 t_run "-j dev show: transport sctp" jqt '.[0].transport == "sctp"' $ctl -j dev show rddp0
 t_run "transport sctp: rping -V goes over SCTP (sctp_tx_chunks grows)" sctp_works
+t_run "dev set rddp0 multihome on" $ctl dev set rddp0 multihome on
+t_like "dev show reports multihome on" ' transport sctp multihome on$' $ctl dev show rddp0
+t_run "-j dev show: multihome true" jqt '.[0].multihome == true' $ctl -j dev show rddp0
+t_run "multihome on (one address here): rping -V goes over SCTP" sctp_works
+t_like "bad multihome value: exit 2" 'multihome takes on or off' exits 2 $ctl dev set rddp0 multihome yes
+t_run "dev set rddp0 multihome off" $ctl dev set rddp0 multihome off
 t_run "dev set rddp0 transport tcp" $ctl dev set rddp0 transport tcp
 t_run "transport tcp again: rping -V works" rping_n 2 4096
-t_like "the defaults are back" 'crc on markers off mpa-rev 2 tx-batch on tx-zcopy on peer-timeout-ms 60000 transport tcp$' $ctl dev show rddp0
+t_like "the defaults are back" 'crc on markers off mpa-rev 2 tx-batch on tx-zcopy on peer-timeout-ms 60000 transport tcp multihome off$' $ctl dev show rddp0
 
 t_run "rddpctl link del rddp0" $ctl link del rddp0
 t_like "link del of a missing link: exit 4" 'no such RDMA device' exits 4 $ctl link del rddp0
@@ -266,8 +272,8 @@ t_like "rdma link is empty" '^$' rdma link show
 t_run "rmmod rddp" rmmod rddp
 t_like "modprobe rddp transport=udp is refused, the kernel log says why" 'transport must be tcp or sctp, not udp' \
 	sh -c '! modprobe rddp transport=udp && dmesg | tail -5'
-t_run "modprobe rddp transport=sctp" modprobe rddp transport=sctp
+t_run "modprobe rddp transport=sctp multihome=1" modprobe rddp transport=sctp multihome=1
 t_run "rddpctl link add rddp0 netdev dummy0" $ctl link add rddp0 netdev dummy0
-t_like "a new device starts with transport sctp" ' transport sctp$' $ctl dev show rddp0
+t_like "a new device starts with transport sctp, multihome on" ' transport sctp multihome on$' $ctl dev show rddp0
 t_run "rddpctl link del rddp0" $ctl link del rddp0
 t_run "rmmod rddp" rmmod rddp

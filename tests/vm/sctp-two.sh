@@ -11,7 +11,8 @@
 #   (Write, Read, Send echoed, ordered and fenced exchanges, verified);
 # then: no framing error or Terminate counted, chunks both ways, some held
 # for their turn (out-of-order arrivals, with the impaired wire), no QP or
-# cm_id left, `rdma link delete`, rmmod.
+# cm_id left; with a second link (run.sh --links 2), multihoming failover
+# (below); `rdma link delete`, rmmod.
 # Arguments: [QPS] [PINGS] [MAX_KIB] [EXPECT_HELD] (default 16, 50, 1024,
 # 1: the wire reorders, so sctp_rx_held must have moved).
 set -u
@@ -74,6 +75,130 @@ if [ "$expect_held" = 1 ]; then
 	}
 	[ "$RDDP_ROLE" = a ] &&
 		t_run "chunks arrived out of DDP-SSN order and were held (sctp_rx_held)" held_both
+fi
+
+# ---- Multihoming failover (draft-ietf-rddp-sctp §4.2) ----
+# With `multihome on` at both ends each association has two paths, link 1
+# (eth0, the device's, impaired) and link 2 (eth1, run.sh --links 2). An
+# rping -V and an integrity run go together; guest a cuts link 1 under
+# them (the wire drops every frame both ways: /results/link1-down) once
+# SCTP has confirmed the second path of every association, waits until
+# SCTP has taken the first out of use, sees chunks still arrive, then
+# mends it. Both runs must finish with every byte verified, with nothing
+# counted or logged as an error.
+# Sized so that both runs outlast SCTP's confirmation of the second paths
+# (heartbeats; 15-22 s after the start in UML) and the cut (about 12 s):
+# they ended 32-55 s after the start.
+mh_pings=400 mh_qps=4 mh_ops=60
+mh_integ_server() { timeout 900 "$integrity" --serve "$RDDP_LOCAL_IP" "$mh_qps"; }
+mh_integ_client() {
+	timeout 900 "$integrity" --connect "$RDDP_PEER_IP" "$mh_qps" "$mh_ops" 2 "$max_kib"
+}
+# The peer's path to ADDR in each association: "COUNT STATE ..." (remaddr's
+# last field: 0 inactive, 1 potentially failed, 2 active, 3 unconfirmed).
+mh_states() { awk -v a="$1" '$1 == a { print $NF }' /proc/net/sctp/remaddr | sort | uniq -c | xargs; }
+mh_paths() { awk -v a="$1" '$1 == a' /proc/net/sctp/remaddr | wc -l; }
+mh_all() { # ADDR STATE: there are paths to ADDR, each in STATE
+	local n
+	n=$(mh_paths "$1")
+	[ "$n" -gt 0 ] && [ "$(awk -v a="$1" -v s="$2" '$1 == a && $NF == s' /proc/net/sctp/remaddr | wc -l)" -eq "$n" ]
+}
+mh_none() { ! awk -v a="$1" -v s="$2" '$1 == a && $NF == s { f = 1 } END { exit !f }' /proc/net/sctp/remaddr; }
+# Every association lists both addresses of each end (INIT and INIT ACK
+# carried them), and every connected QP's local address is the device's.
+mh_addrs() {
+	local l n=0
+	# (a here-string: the guest has no /dev/fd for process substitution)
+	while IFS= read -r l; do
+		[ -n "$l" ] || continue
+		n=$((n + 1))
+		echo "$l" | cut -c1-160
+		for a in "$RDDP_LOCAL_IP" "$RDDP_LOCAL_IP2" "$RDDP_PEER_IP" "$RDDP_PEER_IP2"; do
+			[[ $l == *" $a "* || $l == *" *$a "* ]] || { echo "no $a"; return 1; }
+		done
+	done <<<"$(tail -n +2 /proc/net/sctp/assocs)"
+	[ "$n" -gt 0 ] || return 1
+	$ctl -j qp show dev rddp0 | jq -e --arg a "$RDDP_LOCAL_IP" \
+		'[.[] | select(.connected and .state == "RTS")] | length > 0 and all(.local_addr == $a)'
+}
+mh_cut() { # PID...: the transfers, still running when link 1 is cut
+	local i t0 rx0 rx1 ok=1
+	for ((i = 0; i < 600; i++)); do
+		[ "$(mh_paths "$RDDP_PEER_IP2")" -ge $((mh_qps + 1)) ] && mh_all "$RDDP_PEER_IP2" 2 && break
+		sleep 0.1
+	done
+	echo "before the cut: path 1 $(mh_states "$RDDP_PEER_IP"), path 2 $(mh_states "$RDDP_PEER_IP2")"
+	mh_addrs || { echo "not multihomed"; return 1; }
+	kill -0 "$@" 2>/dev/null || { echo "a transfer ended before the cut"; return 1; }
+	rx0=$(rddp_counter sctp_rx_chunks)
+	: >/results/link1-down
+	t0=$SECONDS
+	echo "link 1 cut $((t0 - t_start)) s after the transfers started"
+	for ((i = 0; i < 600; i++)); do
+		mh_none "$RDDP_PEER_IP" 2 && break
+		sleep 0.1
+	done
+	echo "$((SECONDS - t0)) s after the cut: path 1 $(mh_states "$RDDP_PEER_IP"), path 2 $(mh_states "$RDDP_PEER_IP2")"
+	mh_none "$RDDP_PEER_IP" 2 || ok=0
+	sleep 5
+	rx1=$(rddp_counter sctp_rx_chunks)
+	echo "chunks received while link 1 was cut: $((rx1 - rx0))"
+	cp /proc/net/sctp/remaddr "$RDDP_RESULTS/sctp-failover-remaddr.txt"
+	rm -f /results/link1-down
+	echo "link 1 mended $((SECONDS - t_start)) s after the transfers started"
+	[ "$ok" = 1 ] && [ "$rx1" -gt "$rx0" ] && mh_all "$RDDP_PEER_IP2" 2
+}
+mh_server() {
+	local ip rp irc rrc
+	mh_integ_server >/tmp/mh-integ-s.log 2>&1 &
+	ip=$!
+	rping_server "$mh_pings" 4096 >/tmp/mh-rping-s.log 2>&1 &
+	rp=$!
+	t_port_listening 7999 && t_port_listening 7174 && sleep 1 && : >/results/mh-serving
+	wait "$ip"
+	irc=$?
+	wait "$rp"
+	rrc=$?
+	tail -2 /tmp/mh-integ-s.log /tmp/mh-rping-s.log
+	[ "$irc" = 0 ] && [ "$rrc" = 0 ]
+}
+mh_client() {
+	local i ip rp crc irc rrc t_start
+	for ((i = 0; i < 600; i++)); do
+		[ -e /results/mh-serving ] && break
+		sleep 0.1
+	done
+	t_start=$SECONDS
+	mh_integ_client >/tmp/mh-integ-c.log 2>&1 &
+	ip=$!
+	rping_client "$mh_pings" 4096 >/tmp/mh-rping-c.out 2>&1 &
+	rp=$!
+	mh_cut "$ip" "$rp"
+	crc=$?
+	wait "$ip"
+	irc=$?
+	wait "$rp"
+	rrc=$?
+	echo "both ended $((SECONDS - t_start)) s after they started"
+	echo "integrity (rc $irc): $(tail -1 /tmp/mh-integ-c.log)"
+	echo "rping (rc $rrc): $(tail -1 /tmp/mh-rping-c.out)"
+	[ "$crc" = 0 ] && [ "$irc" = 0 ] && [ "$rrc" = 0 ] &&
+		grep -Eq '^integrity: [1-9][0-9]* ok, 0 bad' /tmp/mh-integ-c.log
+}
+if [ -n "${RDDP_LOCAL_IP2:-}" ]; then
+	t_run "dev set rddp0 multihome on" $ctl dev set rddp0 multihome on
+	t_like "dev show: multihome on" ' transport sctp multihome on$' $ctl dev show rddp0
+	log0=$(dmesg | grep -c rddp)
+	t_barrier multihome
+	both b "multihoming: rping -V and integrity survive link 1 cut under them (SCTP failover)" \
+		mh_server mh_client
+	assocs failover
+	t_run "multihoming: no framing error, Terminate or failed setup counted" no_errors
+	t_run "multihoming: rddp logged nothing during the failover" \
+		sh -c "dmesg | grep rddp | tail -n +$((log0 + 1)) | tee /dev/stderr | grep -q . && exit 1 || exit 0"
+	t_run "dev set rddp0 multihome off" $ctl dev set rddp0 multihome off
+else
+	t_skip "multihoming failover" "one link (run.sh --links 2 gives two)"
 fi
 t_run "no QP left" no_res qp
 t_run "no cm_id left" no_res cm_id

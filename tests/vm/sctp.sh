@@ -49,7 +49,7 @@ t_run "rdma link add rddp0" rdma link add rddp0 type rddp netdev dummy0
 # ---- (a) the setting ---------------------------------------------------------
 section "(a) the setting"
 t_run "dev set rddp0 transport sctp" $ctl dev set rddp0 transport sctp
-t_like "dev show ends with transport sctp" ' transport sctp$' $ctl dev show rddp0
+t_like "dev show: transport sctp, multihome off" ' transport sctp multihome off$' $ctl dev show rddp0
 t_run "-j dev show: transport sctp" sh -c "$ctl -j dev show rddp0 | jq -e '.[0].transport == \"sctp\"'"
 
 # ---- (b) rping -V over SCTP --------------------------------------------------
@@ -272,7 +272,7 @@ wire_check "wire" /tmp/sctp.pcap 7280
 # ---- (e) TCP to the same listener ---------------------------------------------
 section "(e) TCP to the same listener"
 t_run "dev set rddp0 transport tcp" $ctl dev set rddp0 transport tcp
-t_like "dev show ends with transport tcp" ' transport tcp$' $ctl dev show rddp0
+t_like "dev show: transport tcp, multihome off" ' transport tcp multihome off$' $ctl dev show rddp0
 capture_start /tmp/tcp.pcap 'sctp or tcp port 7280'
 t_run "capture on lo (rping over TCP)" capture_ready
 t_run "transport tcp: the same listener takes TCP (rping -V 100 B x 3)" rping_to 3 7280
@@ -379,7 +379,7 @@ t_run "rdma link delete rddp0" rdma link delete rddp0
 t_run "rmmod rddp" rmmod rddp
 t_run "modprobe rddp transport=sctp" modprobe rddp transport=sctp
 t_run "rdma link add rddp0 (transport=sctp)" rdma link add rddp0 type rddp netdev dummy0
-t_like "the new device's transport is sctp" ' transport sctp$' $ctl dev show rddp0
+t_like "the new device's transport is sctp" ' transport sctp multihome off$' $ctl dev show rddp0
 t_run "transport=sctp: rping -V 4096 B x 5" rping_pair 4096 5 7310
 t_like "no QP left (transport=sctp)" '^$' sh -c 'rdma res show qp | grep -v "^$" || true'
 t_run "rdma link delete rddp0 (transport=sctp)" rdma link delete rddp0

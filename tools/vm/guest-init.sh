@@ -50,14 +50,22 @@ if [ -n "$mhz" ] && ! grep -q '^cpu MHz' /proc/cpuinfo; then
 fi
 
 ip link set lo up
-# Under UML the link is the vector driver's vec0: the tests know it as eth0.
-[ -e /sys/class/net/vec0 ] && ip link set vec0 name eth0
-if [ -e /sys/class/net/eth0 ]; then
+# link_up DEV SUBNET SUFFIX: DEV up at SUBNET.1 in guest a, SUBNET.2 in b;
+# the test scripts get RDDP_LOCAL_IP$SUFFIX and RDDP_PEER_IP$SUFFIX.
+link_up() {
+	local n p
 	case $RDDP_ROLE in a) n=1 p=2 ;; *) n=2 p=1 ;; esac
-	export RDDP_LOCAL_IP=192.0.2.$n RDDP_PEER_IP=192.0.2.$p
-	ip addr add "$RDDP_LOCAL_IP/24" dev eth0
-	ip link set eth0 up
-fi
+	export "RDDP_LOCAL_IP$3=$2.$n" "RDDP_PEER_IP$3=$2.$p"
+	ip addr add "$2.$n/24" dev "$1"
+	ip link set "$1" up
+}
+# Under UML the link is the vector driver's vec0: the tests know it as eth0.
+# A second link (run.sh --links 2, User-Mode Linux's vec1) is eth1, on a
+# subnet of its own.
+[ -e /sys/class/net/vec0 ] && ip link set vec0 name eth0
+[ -e /sys/class/net/eth0 ] && link_up eth0 192.0.2 ""
+[ -e /sys/class/net/vec1 ] && ip link set vec1 name eth1
+[ -e /sys/class/net/eth1 ] && link_up eth1 198.51.100 2
 
 echo "RDDP-GUEST-START role=$RDDP_ROLE kernel=$RDDP_KERNEL $(uname -r)"
 cd /rddp || exit 1

@@ -20,6 +20,14 @@
 #   --wire 'OPTIONS'      (two, User-Mode Linux) impair the link: options
 #                         of tools/vm/uml-wire.py serve, e.g. '--loss 2
 #                         --reorder 5 --duplicate 1 --delay 5'
+#   --links 1|2           (two, User-Mode Linux) links between the guests
+#                         (default 1). The second is eth1 in the guests
+#                         (198.51.100.1 in a, .2 in b; RDDP_LOCAL_IP2,
+#                         RDDP_PEER_IP2), never impaired; with --pcap FILE
+#                         its headers go to FILE's name with -link2 before
+#                         .pcap. A guest cuts link N (every frame dropped,
+#                         both ways) by creating /results/linkN-down and
+#                         mends it by removing the file (uml-wire.py --down)
 #   --timeout SECONDS     bound on the test inside the guest (default 600);
 #                         the whole VM run is bounded by that plus boot time
 #   --name NAME           results in build/vm-results/NAME (default: test name)
@@ -38,7 +46,7 @@ set -euo pipefail
 # shellcheck source=tools/lib.sh
 . "$(dirname "$0")/../lib.sh"
 
-kernel=stock kernel_a="" kernel_b="" topology=one timeout=600 name="" pcap="" show=0 wire_opts=""
+kernel=stock kernel_a="" kernel_b="" topology=one timeout=600 name="" pcap="" show=0 wire_opts="" links=1
 kos=() kos_a=() kos_b=()
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -51,10 +59,11 @@ while [ $# -gt 0 ]; do
 	--topology) topology=$2; shift 2 ;;
 	--pcap) pcap=$2; shift 2 ;;
 	--wire) wire_opts=$2; shift 2 ;;
+	--links) links=$2; shift 2 ;;
 	--timeout) timeout=$2; shift 2 ;;
 	--name) name=$2; shift 2 ;;
 	--show-console) show=1; shift ;;
-	-h | --help) sed -n '4,32p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h | --help) sed -n '4,40p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	-*) rddp_die "unknown option $1 (--help)" ;;
 	*) break ;;
 	esac
@@ -95,6 +104,12 @@ fi
 # Only uml-wire.py can impair the link.
 [ -z "$wire_opts" ] || { [ "$topology" = two ] && [[ ${gkernel[a]} == uml* ]]; } ||
 	rddp_die "--wire needs two User-Mode Linux guests"
+case $links in
+1) ;;
+2) { [ "$topology" = two ] && [[ ${gkernel[a]} == uml* ]]; } ||
+	rddp_die "--links 2 needs two User-Mode Linux guests" ;;
+*) rddp_die "--links 1|2" ;;
+esac
 
 res="$RDDP_TOP/build/vm-results/$name"
 rm -rf "$res"
@@ -173,7 +188,9 @@ boot_qemu() {
 #
 # Two instances are joined by tools/vm/uml-wire.py (it records the pcap):
 # each gets its end of the wire as descriptor 3, UML's vector driver sends
-# and receives its frames there (vec0, which guest-init names eth0).
+# and receives its frames there (vec0, which guest-init names eth0). With
+# --links 2, a second wire is descriptor 4 (vec1, eth1): uml-wire.py
+# attach gets one end and executes the next attach, which gets the other.
 boot_uml() {
 	local r=$1 wire=() pin=()
 	mkdir -p "$res/uml-$r"
@@ -186,6 +203,10 @@ boot_uml() {
 	if [ "$topology" = two ]; then
 		wire=(python3 "$RDDP_TOP/tools/vm/uml-wire.py" attach "$res" 3)
 		set -- "vec0:transport=fd,fd=3,mac=52:54:00:12:34:0$r"
+		if [ "$links" = 2 ]; then
+			wire+=(python3 "$RDDP_TOP/tools/vm/uml-wire.py" attach "$res/link2" 4)
+			set -- "$@" "vec1:transport=fd,fd=4,mac=52:54:00:12:35:0$r"
+		fi
 	else
 		set --
 	fi
@@ -198,29 +219,50 @@ boot_uml() {
 		</dev/null >"$res/console-$r.log" 2>"$res/host-$r.log" &
 }
 
-# uml_wire: the wire between two UML instances, in the background, once it
-# listens (pid in wire_pid); 1 if it never does.
-uml_wire() {
-	local i
-	rm -f "$res/wire.sock"
-	# shellcheck disable=SC2086 # --wire's options, one word each
-	python3 "$RDDP_TOP/tools/vm/uml-wire.py" serve $wire_opts "$res" "${pcap:-/dev/null}" \
-		2>"$res/host-wire.log" &
-	wire_pid=$!
+# wire_serve DIR LOG PCAP OPTIONS...: one wire between two UML instances,
+# in the background, once it listens on DIR/wire.sock (its pid appended to
+# wire_pids); 1 if it never does.
+wire_serve() {
+	local dir=$1 log=$2 cap=$3 i
+	shift 3
+	mkdir -p "$dir"
+	rm -f "$dir/wire.sock"
+	python3 "$RDDP_TOP/tools/vm/uml-wire.py" serve "$@" "$dir" "$cap" 2>"$log" &
+	wire_pids+=($!)
 	for ((i = 0; i < 100; i++)); do
-		[ -S "$res/wire.sock" ] && return 0
+		[ -S "$dir/wire.sock" ] && return 0
 		sleep 0.1
 	done
-	link_down="uml-wire.py never listened: $(cat "$res/host-wire.log")"
+	link_down="uml-wire.py never listened: $(cat "$log")"
 	return 1
+}
+# uml_wire: the wire(s) between two UML instances: link 1 impaired as --wire
+# says, with the pcap; link 2 clean, with a pcap of its frames' headers.
+uml_wire() {
+	rm -f "$res"/link[12]-down
+	# shellcheck disable=SC2086 # --wire's options, one word each
+	wire_serve "$res" "$res/host-wire.log" "${pcap:-/dev/null}" $wire_opts \
+		--down "$res/link1-down" || return 1
+	[ "$links" = 2 ] || return 0
+	wire_serve "$res/link2" "$res/host-wire2.log" \
+		"$([ -n "$pcap" ] && echo "${pcap%.pcap}-link2.pcap" || echo /dev/null)" \
+		--snaplen 128 --down "$res/link2-down"
+}
+
+# SIGTERM: each wire prints its account (host-wire*.log) and exits.
+stop_wires() {
+	local p
+	for p in "${wire_pids[@]}"; do kill "$p" 2>/dev/null; done
+	for p in "${wire_pids[@]}"; do wait "$p" 2>/dev/null; done
+	wire_pids=()
 }
 
 # Boots the guests and waits for them; fills vm_rc. Returns 2 on a boot hang,
 # 3 when the guests' link never connected (both are killed then).
 launch() {
-	wire_pid=""
+	wire_pids=()
 	if [ "$topology" = two ] && [[ ${gkernel[a]} == uml* ]]; then
-		uml_wire || return 3
+		uml_wire || { stop_wires; return 3; }
 	fi
 	for r in "${roles[@]}"; do
 		case ${gkernel[$r]} in
@@ -232,11 +274,11 @@ launch() {
 		# refused connection: guest b then boots with a dead link. So b
 		# starts once a's qemu listens, and the run goes on only once the
 		# two are connected.
-		if [ "$topology" = two ] && [ "$r" = a ] && [ -z "$wire_pid" ]; then
+		if [ "$topology" = two ] && [ "$r" = a ] && [ ${#wire_pids[@]} -eq 0 ]; then
 			wait_port listening "${pids[0]}" || true
 		fi
 	done
-	if [ "$topology" = two ] && [ -z "$wire_pid" ] && ! wait_port established "${pids[1]}"; then
+	if [ "$topology" = two ] && [ ${#wire_pids[@]} -eq 0 ] && ! wait_port established "${pids[1]}"; then
 		for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
 		for p in "${pids[@]}"; do wait "$p" 2>/dev/null || true; done
 		link_down="qemu's link socket on 127.0.0.1:$port never connected: $(ss -Htan "( sport = :$port or dport = :$port )" | tr '\n' ';')"
@@ -268,10 +310,7 @@ launch() {
 		vm_rc+=("$rc")
 	done
 	[ "$show" = 1 ] && kill "$tailpid" 2>/dev/null
-	if [ -n "$wire_pid" ]; then
-		kill "$wire_pid" 2>/dev/null
-		wait "$wire_pid" 2>/dev/null
-	fi
+	stop_wires
 	if [ -n "$hung" ]; then
 		boot_hung=$hung
 		return 2

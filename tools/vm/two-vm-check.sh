@@ -19,7 +19,10 @@
 #            duplicates and delays frames: rping -V both ways, the integrity
 #            program, chunks held for their DDP-SSN (tests/vm/sctp-two.sh);
 #            on the wire, the adaptation indication in INIT and INIT ACK and
-#            every DATA chunk unordered, whole, PPID 1 or 2;
+#            every DATA chunk unordered, whole, PPID 1 or 2; with a second
+#            link (run.sh --links 2), multihoming: rping -V and the
+#            integrity program survive link 1 cut under them, INITs list
+#            one address with multihome off and both links' with it on;
 #   ulp-siw  NVMe-oF/RDMA, NFS over RDMA and iSER: rddp's initiators and
 #            clients in guest a, the targets and nfsd on upstream siw in
 #            guest b (Debian's kernel, as interop);
@@ -182,6 +185,32 @@ sctp_wire_checks() {
 	check "$([ "${c:-0}" -gt 0 ] && echo 1)" "sctp: the wire reordered (${c:-none})"
 }
 
+# Multihoming (draft-ietf-rddp-sctp §4.2) in sctp-two.sh's last part: INIT
+# and INIT ACK list one IPv4 address with `multihome off` (the device's)
+# and both links' with `multihome on`; DATA went over link 2 while link 1
+# was cut (link 2's pcap, headers only), and the wire did cut it.
+sctp_multihome_checks() {
+	local c inits pcap2=${pcap%.pcap}-link2.pcap
+	inits=$(sctp_ts -Y 'sctp.chunk_type == 1 || sctp.chunk_type == 2' -T fields \
+		-e sctp.chunk_type -e sctp.parameter_ipv4_address)
+	# The earlier parts' 18 associations (rping both ways, 16 QPs), with
+	# multihome off: their INIT and INIT ACK, some delivered twice.
+	c=$(awk -F'\t' '$2 !~ /198\.51\.100\./' <<<"$inits" | grep -c .)
+	check "$([ "$c" -ge 36 ] && echo 1)" "sctp: INITs and INIT ACKs with multihome off ($c, 36 at least)"
+	c=$(awk -F'\t' '$2 !~ /198\.51\.100\./ && $2 ~ /,/' <<<"$inits" | grep -c .)
+	check "$([ "$c" -eq 0 ] && echo 1)" "sctp: with multihome off they list one address at most ($c list more)"
+	for t in "1 INIT" "2 INIT ACK"; do
+		set -- $t
+		c=$(awk -F'\t' -v t="$1" '$1 == t && $2 ~ /192\.0\.2\./ && $2 ~ /198\.51\.100\./' <<<"$inits" | grep -c .)
+		check "$([ "$c" -gt 0 ] && echo 1)" "sctp: with multihome on ${*:2} lists both links' addresses ($c)"
+	done
+	c=$(tshark -r "$pcap2" -Y 'sctp.chunk_type == 0' 2>/dev/null | wc -l)
+	check "$([ "$c" -gt 0 ] && echo 1)" "sctp: DATA went over link 2 (failover; $c packets in its pcap)"
+	c=$(grep '^uml-wire:' "build/vm-results/two-$kernel-sctp/host-wire.log" | tail -1 |
+		sed -nE 's/.* ([0-9]+) cut.*/\1/p')
+	check "$([ "${c:-0}" -gt 0 ] && echo 1)" "sctp: the wire cut link 1 (${c:-no} frames dropped)"
+}
+
 if want interop; then
 	# The siw guest (b) boots Debian's (or the plain UML) kernel whatever
 	# rddp's guest (a) boots: on the debug kernel 6.1's siw itself triggers a
@@ -286,9 +315,10 @@ fi
 if want sctp; then
 	# Milder than faults (SCTP's retransmission timer is 1 s at least):
 	# enough reordering that unordered chunks arrive out of DDP-SSN order.
-	run_two sctp tests/vm/sctp-two.sh --timeout 900 --ko "$rddp" \
+	run_two sctp tests/vm/sctp-two.sh --timeout 900 --ko "$rddp" --links 2 \
 		--wire "--loss 1 --reorder 10 --duplicate 1 --delay 5"
 	sctp_wire_checks
+	sctp_multihome_checks
 fi
 # In-kernel ULPs across the link (no pcap checks: the runs are about data).
 want ulp-siw && run_two ulp-siw tests/vm/ulp-two.sh --timeout 900 "${peer[@]}" --ko-a "$rddp" -- siw

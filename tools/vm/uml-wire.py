@@ -31,12 +31,18 @@ a sender's queue, each decision drawn from one random generator seeded with
   --snaplen N      record at most N bytes of each frame (default 65536;
                    128 keeps the TCP headers of a long run, not its data)
   --drops FILE     record the frames it drops there too, as a pcap
+  --down FILE      while FILE exists the link is cut: every frame, either
+                   way, is dropped (counted as cut; in neither pcap), as
+                   when a cable is pulled. A test cuts a path by creating
+                   the file and mends it by removing it (run.sh: the
+                   guests' /results/linkN-down)
 The pcap has what was delivered: no lost frame, a duplicate twice, each at
 its delivery time and in delivery order. On SIGTERM the last line on stderr
 is `uml-wire: N frames, N lost, N duplicated, N reordered, N delayed,
-N FINs, N FINs lost, N overflowed` (lost counts the lost FINs too;
+N FINs, N FINs lost, N overflowed, N cut` (lost counts the lost FINs too;
 overflowed, the frames the receiving instance had no room for, which a
-wire without faults loses as well).
+wire without faults loses as well; cut, those dropped while --down's file
+existed, which the other counts leave out).
 
 A frame sent before the other instance attached is dropped, as on a cable
 not yet plugged in.
@@ -87,6 +93,21 @@ def tcp_fin(frame):
     return len(frame) > tcp + 13 and bool(frame[tcp + 13] & 0x01)
 
 
+class Cut:
+    """--down: whether the link is cut now, the file looked at every 50 ms."""
+
+    def __init__(self, path):
+        self.path = path
+        self.checked = 0.0
+        self.down = False
+
+    def now(self, now):
+        if self.path and now - self.checked >= 0.05:
+            self.checked = now
+            self.down = os.path.exists(self.path)
+        return self.down
+
+
 class Impairment:
     """netem's loss, duplicate, delay and reorder, and lost FINs."""
 
@@ -102,7 +123,7 @@ class Impairment:
         self.held = []  # heap of (due, sequence, frame, destination)
         self.seq = 0
         self.count = {"frames": 0, "lost": 0, "duplicated": 0, "reordered": 0, "delayed": 0,
-                      "FINs": 0, "FINs lost": 0, "overflowed": 0}
+                      "FINs": 0, "FINs lost": 0, "overflowed": 0, "cut": 0}
 
     def active(self):
         return self.loss or self.fin_loss or self.duplicate or self.delay or self.reorder
@@ -167,6 +188,7 @@ def serve(args):
         drops = open(args.drops, "wb", buffering=0)
         drops.write(pcap_header(args.snaplen))
     imp = Impairment(args, drops)
+    cut = Cut(args.down)
 
     def stop(_sig, _frame):
         print(imp.summary(), file=sys.stderr, flush=True)
@@ -208,6 +230,9 @@ def serve(args):
             frame = sock.recv(FRAME_MAX)
             peers = [e for e in ends if e is not sock]
             if not frame or not peers:
+                continue
+            if cut.now(time.monotonic()):
+                imp.count["cut"] += 1
                 continue
             if imp.active():
                 imp.schedule(frame, peers[0], time.monotonic())
@@ -256,6 +281,7 @@ def main():
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--snaplen", type=int, default=FRAME_MAX)
     parser.add_argument("--drops", metavar="FILE")
+    parser.add_argument("--down", metavar="FILE")
     parser.add_argument("directory")
     parser.add_argument("pcap")
     args = parser.parse_args(sys.argv[2:])

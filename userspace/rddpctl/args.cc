@@ -26,7 +26,7 @@ constexpr unsigned kMaxWatchSeconds = 86400;
 constexpr uint32_t kMinPeerTimeoutMs = 1000;
 constexpr uint32_t kMaxPeerTimeoutMs = 3600000;
 constexpr std::string_view kSettingNames =
-    "crc, markers, mpa-rev, tx-batch, tx-zcopy, peer-timeout-ms, transport";
+    "crc, markers, mpa-rev, tx-batch, tx-zcopy, peer-timeout-ms, transport, multihome";
 
 struct ObjectUsage {
   std::string_view object;
@@ -38,7 +38,7 @@ constexpr std::array<ObjectUsage, 5> kObjectUsage = {{
      "       rddpctl [-j [-p]] [-s] dev [show [DEV]]\n"
      "       rddpctl dev set DEV [crc on|off] [markers on|off] [mpa-rev 1|2]\n"
      "               [tx-batch on|off] [tx-zcopy on|off] [peer-timeout-ms MS]\n"
-     "               [transport tcp|sctp]\n"},
+     "               [transport tcp|sctp] [multihome on|off]\n"},
     {"qp", "       rddpctl [-j [-p]] [-s] qp [show] [dev DEV]\n"},
     {"stats",
      "       rddpctl [-j [-p]] [-s] stats [show] [DEV] [-w SECONDS]\n"
@@ -175,6 +175,8 @@ void ParseSetting(Words& w, Settings& s) {
       w.Fail("transport takes tcp or sctp, not '" + value + "'");
     once(s.transport) =
         static_cast<uint8_t>(value == "tcp" ? RDDP_TRANSPORT_TCP : RDDP_TRANSPORT_SCTP);
+  } else if (key == "multihome") {
+    once(s.multihome) = ParseOnOff(w, key);
   } else if (key == "mpa-rev") {
     std::string value = w.Next("mpa-rev value");
     if (value != "1" && value != "2") w.Fail("mpa-rev takes 1 or 2, not '" + value + "'");

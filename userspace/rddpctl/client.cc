@@ -79,6 +79,7 @@ NlMsgPtr BuildDevSet(uint16_t family, std::string_view dev, const Settings& sett
   put(RDDP_A_SET_TX_BATCH, flag(settings.tx_batch));
   put(RDDP_A_SET_TX_ZCOPY, flag(settings.tx_zcopy));
   put(RDDP_A_SET_TRANSPORT, settings.transport);
+  put(RDDP_A_SET_MULTIHOME, flag(settings.multihome));
   if (settings.peer_timeout_ms)
     Check(nla_put_u32(msg.get(), RDDP_A_SET_PEER_TIMEOUT_MS, *settings.peer_timeout_ms));
   Check(nla_nest_end(msg.get(), nest));

@@ -155,6 +155,7 @@ std::optional<Device> DecodeDevice(const nlmsghdr* msg) {
     d.settings.tx_zcopy = Bool((*set)[RDDP_A_SET_TX_ZCOPY]);
     d.settings.peer_timeout_ms = Fixed<uint32_t>((*set)[RDDP_A_SET_PEER_TIMEOUT_MS]);
     d.settings.transport = Fixed<uint8_t>((*set)[RDDP_A_SET_TRANSPORT]);
+    d.settings.multihome = Bool((*set)[RDDP_A_SET_MULTIHOME]);
   }
   if (auto stats = ParseNest<RDDP_A_STAT_MAX>(a[RDDP_A_DEV_STATS])) {
     for (int type = RDDP_A_STAT_TX_FPDUS; type <= RDDP_A_STAT_MAX; type++) {

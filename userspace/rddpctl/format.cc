@@ -126,6 +126,7 @@ std::string FormatDevices(const std::vector<Device>& devices, const Options& opt
       j.Field("tx_zcopy", d.settings.tx_zcopy);
       j.Field("peer_timeout_ms", d.settings.peer_timeout_ms);
       if (d.settings.transport) j.Field("transport", TransportName(*d.settings.transport));
+      j.Field("multihome", d.settings.multihome);
       if (options.details) {
         j.Key("stats").BeginObject();
         for (const Counter& c : d.counters) j.Field(c.name, c.value);
@@ -143,7 +144,8 @@ std::string FormatDevices(const std::vector<Device>& devices, const Options& opt
            Named(d.port_state, PortStateName) + " qps " + Text(d.qps) + " crc " + OnOff(s.crc) +
            " markers " + OnOff(s.markers) + " mpa-rev " + Text(s.mpa_rev) + " tx-batch " +
            OnOff(s.tx_batch) + " tx-zcopy " + OnOff(s.tx_zcopy) + " peer-timeout-ms " +
-           Text(s.peer_timeout_ms) + " transport " + Named(s.transport, TransportName) + '\n';
+           Text(s.peer_timeout_ms) + " transport " + Named(s.transport, TransportName) +
+           " multihome " + OnOff(s.multihome) + '\n';
     if (!options.details) continue;
     std::string_view group;
     std::string line;

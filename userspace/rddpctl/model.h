@@ -23,9 +23,11 @@ struct Settings {
   std::optional<bool> tx_zcopy{};
   std::optional<uint32_t> peer_timeout_ms{};  // 0: off
   std::optional<uint8_t> transport{};         // enum rddp_transport
+  std::optional<bool> multihome{};            // SCTP: bind every address
 
   [[nodiscard]] bool Empty() const {
-    return !crc && !markers && !mpa_rev && !tx_batch && !tx_zcopy && !peer_timeout_ms && !transport;
+    return !crc && !markers && !mpa_rev && !tx_batch && !tx_zcopy && !peer_timeout_ms &&
+           !transport && !multihome;
   }
   bool operator==(const Settings&) const = default;
 };

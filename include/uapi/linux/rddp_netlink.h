@@ -69,6 +69,11 @@ enum rddp_set_attr {
 	RDDP_A_SET_PEER_TIMEOUT_MS,
 	/* u8 enum rddp_transport: the LLP new connections use */
 	RDDP_A_SET_TRANSPORT,
+	/*
+	 * u8 0/1: SCTP sockets (connect and listen) bind every address of
+	 * the network namespace, for path failover (draft-ietf-rddp-sctp §4.2)
+	 */
+	RDDP_A_SET_MULTIHOME,
 	__RDDP_A_SET_MAX,
 };
 #define RDDP_A_SET_MAX (__RDDP_A_SET_MAX - 1)

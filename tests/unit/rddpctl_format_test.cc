@@ -394,7 +394,8 @@ TEST(RddpctlFormat, RatesJson) {
   EXPECT_EQ(j[0]["rx_fpdus_per_sec"], 100);
   EXPECT_EQ(j[0]["tx_bytes_per_sec"], 0);
   EXPECT_EQ(j[0]["sctp_rx_chunks_per_sec"], 0);
-  EXPECT_EQ(j[0].size(), 29U);
+  EXPECT_EQ(j[0]["sctp_rx_placed_early_per_sec"], 0);
+  EXPECT_EQ(j[0].size(), 30U);
 }
 
 Event MakeEvent(uint8_t type) {

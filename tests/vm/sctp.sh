@@ -358,6 +358,22 @@ t_run "an ABORT mid-transfer ends the connection (QP flushed, DISCONNECTED)" \
 	hostile abort 7322 'DISCONNECT|completion failed|WR_FLUSH'
 t_run "a session Terminate mid-transfer ends it (§3.4, §8.3)" \
 	hostile end 7323 'DISCONNECT|completion failed|WR_FLUSH'
+# Writes ahead of their turn (wire-sctp.md, "Placement on arrival"): one
+# into the client's buffer is placed on arrival, one to a wrong STag is
+# held and draws the Terminate for an invalid STag (RFC 5041 §7.1) in order.
+placed0=$(rddp_counter sctp_rx_placed_early)
+t_run "Writes ahead of their turn, one to a wrong STag: the connection ends" \
+	hostile early 7325 'DISCONNECT|completion failed|WR_FLUSH'
+t_like "the probe got the Terminate for an invalid STag (DDP, tagged buffer, 0x00)" \
+	'^terminate: layer 1 etype 1 ecode 0x00$' cat /tmp/hs.log
+placed_one() {
+	local n
+	n=$(rddp_counter sctp_rx_placed_early) || return 1
+	echo "sctp_rx_placed_early $placed0 -> $n"
+	[ $((n - placed0)) = 1 ]
+}
+t_run "the valid early Write was placed on arrival, the wrong one not (sctp_rx_placed_early +1)" \
+	placed_one
 rping_run 60 -s -a $ip -p 7324 -C 1 -S 100 -V >/tmp/rping-s.log 2>&1 &
 spid=$!
 t_run "rping server listening on 7324" listening_both 7324

@@ -19,8 +19,11 @@
  * which reads whole messages with kernel_recvmsg(). Chunks come in any
  * order (U=1); the window (sctp_link.h) holds early ones and delivers in
  * DDP-SSN order to the DDP/RDMAP RX callbacks (rddp_ddp_rx_ops), which the
- * work calls with bottom halves off, as MPA's softirq does. A work item
- * never runs twice at once, which serialises RX (llp.h).
+ * work calls with bottom halves off, as MPA's softirq does. An early RDMA
+ * Write or Read Response that validates is placed on arrival
+ * (rddp_rx_place_tagged(), RFC 5041 §5.3) and only its header held; at its
+ * turn rddp_rx_tagged_placed() does the rest. A work item never runs twice
+ * at once, which serialises RX (llp.h), early placement included.
  *
  * The connection's end: the peer's session Terminate (§3.4), SCTP's
  * SHUTDOWN or the association's loss (ABORT, COMM_LOST: SCTP's own

@@ -383,6 +383,19 @@ t_like "a Negotiate (§3.3) is refused: the association ends" '^result: (aborted
 t_like "the kernel log names §3.3" '§3\.3' since "$mark" 'rddp: SCTP association refused'
 t_run "the listener still serves: rping -V 100 B x 1 over SCTP" rping_to 1 7324
 stop_server "$spid"
+# A Read (an rping server's, from the probe's advertised buffer) whose last
+# Read Response arrives first and is placed on arrival, and whose first
+# leaves a gap: at the last one's turn the Terminate for a base or bounds
+# violation (RFC 5040 §4.5, RFC 5041 §7.1); the octets placed stay.
+rping_run 60 -s -a $ip -p 7326 -C 1 -S 100 -V >/tmp/rping-s.log 2>&1 &
+spid=$!
+t_run "rping server listening on 7326" listening_both 7326
+placed0=$(rddp_counter sctp_rx_placed_early)
+t_like "a Read Response placed on arrival, short of its turn: Terminate, base or bounds (DDP, tagged buffer, 0x01)" \
+	'^terminate: layer 1 etype 1 ecode 0x01$' \
+	sh -c "timeout 20 $probe connect $ip 7326 --adaptation 2 --read split --wait 5 2>&1"
+t_run "the last Read Response was placed on arrival (sctp_rx_placed_early +1)" placed_one
+stop_server "$spid"
 t_like "no QP left after the peers above" '^$' sh -c 'rdma res show qp | grep -v "^$" || true'
 t_like "no cm_id left after the peers above" '^$' \
 	sh -c 'rdma res show cm_id | grep -v "^$" || true'

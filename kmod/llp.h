@@ -12,7 +12,8 @@
  *    kernel TCP socket; RX in sk_data_ready through tcp_read_sock();
  *    zero-copy TX with sendpage.
  *  - llp_sctp.c: the SCTP adaptation, draft-ietf-rddp-sctp-00: one DATA
- *    chunk per DDP segment, PPID 1, U=1, delivered in DDP-SSN order;
+ *    chunk per DDP segment, PPID 1, U=1, delivered in DDP-SSN order
+ *    (tagged ones that arrive early placed at once, RFC 5041 §5.3);
  *    RX in a work item through kernel_recvmsg(); no zero copy.
  *
  * Contexts and locks. The engines call the table with their own context's

@@ -19,8 +19,11 @@
  * which reads whole messages with kernel_recvmsg(). Chunks come in any
  * order (U=1); the window (sctp_link.h) holds early ones and delivers in
  * DDP-SSN order to the DDP/RDMAP RX callbacks (rddp_ddp_rx_ops), which the
- * work calls with bottom halves off, as MPA's softirq does. A work item
- * never runs twice at once, which serialises RX (llp.h).
+ * work calls with bottom halves off, as MPA's softirq does. An early RDMA
+ * Write or Read Response that validates is placed on arrival
+ * (rddp_rx_place_tagged(), RFC 5041 §5.3) and only its header held; at its
+ * turn rddp_rx_tagged_placed() does the rest. A work item never runs twice
+ * at once, which serialises RX (llp.h), early placement included.
  *
  * The connection's end: the peer's session Terminate (§3.4), SCTP's
  * SHUTDOWN or the association's loss (ABORT, COMM_LOST: SCTP's own
@@ -44,12 +47,25 @@
 #include "sctp_link.h"
 #include "stream.h"
 
-/* A chunk held until its DDP-SSN's turn (in the link's @held, by DDP-SSN). */
+/*
+ * A chunk held until its DDP-SSN's turn (in the link's @held, by DDP-SSN):
+ * the whole chunk, or for a tagged segment whose payload was placed on
+ * arrival (RFC 5041 §5.3) its DDP-SSN and DDP header only, @placed octets
+ * of payload gone.
+ */
 struct rddp_sctp_held {
 	u32 ppid;
 	u32 len;
+	u32 placed;
 	u8 data[];
 };
+
+/*
+ * Place a chunk that arrived ahead of its turn, if it is a tagged segment
+ * that may be (rddp_rx_place_tagged()). @c parses the chunk in the link's
+ * buffer. Return: true when its payload is placed: hold its header only.
+ */
+typedef bool (*rddp_sctp_place_t)(void *ctx, const struct rddp_sctp_chunk *c);
 
 /* Chunks one run of the receive work reads before it yields. */
 #define RDDP_SCTP_RX_BUDGET	64
@@ -274,7 +290,7 @@ static int rddp_sctp_refuse(struct rddp_sctp_link *l, enum rddp_sctp_err err)
 }
 
 static int rddp_sctp_deliver(struct rddp_sctp_link *l, u32 ppid,
-			     const u8 *buf, u32 len,
+			     const u8 *buf, u32 len, u32 placed,
 			     rddp_sctp_deliver_t deliver, void *ctx)
 {
 	struct rddp_sctp_chunk c;
@@ -283,6 +299,7 @@ static int rddp_sctp_deliver(struct rddp_sctp_link *l, u32 ppid,
 	err = rddp_sctp_chunk_parse(ppid, buf, len, &c);
 	if (err != RDDP_SCTP_OK)
 		return rddp_sctp_refuse(l, err);
+	c.placed = placed;
 	return deliver(ctx, &c);
 }
 
@@ -298,23 +315,65 @@ int rddp_sctp_rx_pop(struct rddp_sctp_link *l, rddp_sctp_deliver_t deliver,
 		h = xa_erase(&l->held, ssn);
 		if (WARN_ON_ONCE(!h))
 			return rddp_sctp_refuse(l, RDDP_SCTP_ERR_SSN_OLD);
-		l->held_bytes -= h->len;
-		ret = rddp_sctp_deliver(l, h->ppid, h->data, h->len, deliver,
-					ctx);
+		l->held_bytes -= struct_size(h, data, h->len);
+		ret = rddp_sctp_deliver(l, h->ppid, h->data, h->len, h->placed,
+					deliver, ctx);
 		kfree(h);
 	}
 	return ret;
 }
 
 /*
- * One chunk just read into l->buf (@len octets): deliver it and what it
- * frees if its DDP-SSN is next, else hold a copy. Its DDP-SSN comes first
- * in both formats (§2.2.1); the rest is checked when it is delivered.
+ * Hold a chunk of @len octets in l->buf until its turn: a copy, or with
+ * @place its DDP-SSN and header only if @place placed its payload. The
+ * octets held, records included, stay under RDDP_SCTP_HELD_MAX; their
+ * number under the §7 window (rddp_sctp_ssn_rx_arrive()).
  */
-int rddp_sctp_rx_chunk(struct rddp_sctp_link *l, u32 ppid, u32 len,
-		       rddp_sctp_deliver_t deliver, void *ctx)
+static int rddp_sctp_hold(struct rddp_sctp_link *l, u16 ssn, u32 ppid,
+			  u32 len, rddp_sctp_place_t place, void *ctx)
 {
+	struct rddp_sctp_chunk c;
 	struct rddp_sctp_held *h;
+	u32 placed = 0;
+	int ret;
+
+	if (place && rddp_sctp_chunk_parse(ppid, l->buf, len, &c) ==
+		     RDDP_SCTP_OK && place(ctx, &c)) {
+		placed = c.ddp_len - c.hdr_len;
+		len -= placed;
+	}
+	/* A peer may not make us hold more than this: it sent out of turn. */
+	if (l->held_bytes + struct_size(h, data, len) > RDDP_SCTP_HELD_MAX)
+		return rddp_sctp_refuse(l, RDDP_SCTP_ERR_SSN_BEYOND);
+	h = kmalloc(struct_size(h, data, len), GFP_KERNEL);
+	if (!h)
+		return -ENOMEM;
+	h->ppid = ppid;
+	h->len = len;
+	h->placed = placed;
+	memcpy(h->data, l->buf, len);
+	ret = xa_err(xa_store(&l->held, ssn, h, GFP_KERNEL));
+	if (ret) {
+		kfree(h);
+		return ret;
+	}
+	l->held_bytes += struct_size(h, data, len);
+	rddp_stat_inc(l->rdev, RDDP_STAT_SCTP_RX_HELD);
+	if (placed)
+		rddp_stat_inc(l->rdev, RDDP_STAT_SCTP_RX_PLACED_EARLY);
+	return 0;
+}
+
+/*
+ * One chunk just read into l->buf (@len octets): deliver it and what it
+ * frees if its DDP-SSN is next, else hold it (@place: NULL, or what may
+ * place its payload now). Its DDP-SSN comes first in both formats
+ * (§2.2.1); the rest is checked when it is delivered.
+ */
+static int rddp_sctp_rx_chunk_place(struct rddp_sctp_link *l, u32 ppid,
+				    u32 len, rddp_sctp_deliver_t deliver,
+				    rddp_sctp_place_t place, void *ctx)
+{
 	int err, ret;
 	u16 ssn;
 
@@ -328,28 +387,18 @@ int rddp_sctp_rx_chunk(struct rddp_sctp_link *l, u32 ppid, u32 len,
 	ssn = get_unaligned_be16(l->buf);
 	err = rddp_sctp_ssn_rx_arrive(&l->rx, ssn);
 	if (err == RDDP_SCTP_OK) {
-		ret = rddp_sctp_deliver(l, ppid, l->buf, len, deliver, ctx);
+		ret = rddp_sctp_deliver(l, ppid, l->buf, len, 0, deliver, ctx);
 		return ret ? ret : rddp_sctp_rx_pop(l, deliver, ctx);
 	}
 	if (err != RDDP_SCTP_HELD)
 		return rddp_sctp_refuse(l, err);
-	/* A peer may not make us hold more than this: it sent out of turn. */
-	if (l->held_bytes + len > RDDP_SCTP_HELD_MAX)
-		return rddp_sctp_refuse(l, RDDP_SCTP_ERR_SSN_BEYOND);
-	h = kmalloc(struct_size(h, data, len), GFP_KERNEL);
-	if (!h)
-		return -ENOMEM;
-	h->ppid = ppid;
-	h->len = len;
-	memcpy(h->data, l->buf, len);
-	ret = xa_err(xa_store(&l->held, ssn, h, GFP_KERNEL));
-	if (ret) {
-		kfree(h);
-		return ret;
-	}
-	l->held_bytes += len;
-	rddp_stat_inc(l->rdev, RDDP_STAT_SCTP_RX_HELD);
-	return 0;
+	return rddp_sctp_hold(l, ssn, ppid, len, place, ctx);
+}
+
+int rddp_sctp_rx_chunk(struct rddp_sctp_link *l, u32 ppid, u32 len,
+		       rddp_sctp_deliver_t deliver, void *ctx)
+{
+	return rddp_sctp_rx_chunk_place(l, ppid, len, deliver, NULL, ctx);
 }
 
 /* ---- TX ---- */
@@ -465,14 +514,46 @@ static int rddp_sctp_rx_deliver(void *ctx, const struct rddp_sctp_chunk *c)
 	}
 	/* The callbacks run with bottom halves off, as in MPA's softirq. */
 	local_bh_disable();
-	ret = ops->header(s, c->ddp, c->hdr_len, c->ddp_len - c->hdr_len);
-	if (!ret && c->ddp_len > c->hdr_len)
-		ret = ops->payload(s, c->ddp + c->hdr_len,
-				   c->ddp_len - c->hdr_len);
-	if (!ret)
-		ret = ops->fpdu_done(s);
+	if (c->placed) {
+		/* its payload is in place: the in-order part only */
+		ret = rddp_rx_tagged_placed(s, c->ddp, c->hdr_len, c->placed);
+	} else {
+		ret = ops->header(s, c->ddp, c->hdr_len,
+				  c->ddp_len - c->hdr_len);
+		if (!ret && c->ddp_len > c->hdr_len)
+			ret = ops->payload(s, c->ddp + c->hdr_len,
+					   c->ddp_len - c->hdr_len);
+		if (!ret)
+			ret = ops->fpdu_done(s);
+	}
 	local_bh_enable();
 	return ret ? 1 : 0;	/* the callbacks reported their own error */
+}
+
+/*
+ * A chunk ahead of its turn (§7): a tagged segment of the peer's session
+ * in full operation is placed now if it validates (RFC 5041 §5.3, §7.1);
+ * everything else waits for its turn whole. The session's order checks
+ * (a segment after the peer's Terminate) are the in-order pass's.
+ */
+static bool rddp_sctp_rx_place(void *ctx, const struct rddp_sctp_chunk *c)
+{
+	struct rddp_stream *s = ctx;
+	u8 phase = s->sctp->sess.rx;
+	bool placed;
+
+	if (c->msg != RDDP_SCTP_MSG_SEGMENT ||
+	    c->hdr_len != RDDP_DDP_TAGGED_HDR_LEN ||
+	    c->ddp_len == c->hdr_len ||
+	    (phase != RDDP_SCTP_PHASE_INITIATED &&
+	     phase != RDDP_SCTP_PHASE_ACCEPTED))
+		return false;
+	local_bh_disable();
+	placed = rddp_rx_place_tagged(s, c->ddp, c->hdr_len,
+				      c->ddp + c->hdr_len,
+				      c->ddp_len - c->hdr_len);
+	local_bh_enable();
+	return placed;
 }
 
 /*
@@ -543,7 +624,8 @@ static bool rddp_sctp_rx_one(struct rddp_stream *s)
 		rddp_sctp_rx_error(s, rddp_sctp_refuse(l, RDDP_SCTP_ERR_TOO_LONG));
 		return false;
 	}
-	ret = rddp_sctp_rx_chunk(l, ppid, n, rddp_sctp_rx_deliver, s);
+	ret = rddp_sctp_rx_chunk_place(l, ppid, n, rddp_sctp_rx_deliver,
+				       rddp_sctp_rx_place, s);
 	if (ret < 0) {
 		rddp_sctp_rx_error(s, ret);
 		return false;

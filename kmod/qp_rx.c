@@ -483,6 +483,73 @@ const struct rddp_mpa_rx_ops rddp_ddp_rx_ops = {
 	.fpdu_done = rddp_rx_fpdu_done,
 };
 
+/*
+ * Whether [to, to + len) of @stag lies in the sink of a Read still awaiting
+ * its response (RFC 5040 §4.5): a Read Response may only write there, not
+ * into any local buffer. Slots orq_get .. orq_put are TX's until orq_put
+ * passes them and RX's until orq_get does: read under s->lock.
+ */
+static bool rddp_rx_read_resp_sink(struct rddp_stream *s, u32 stag, u64 to,
+				   u32 len)
+{
+	struct rddp_read *o;
+	bool found = false;
+	u32 i;
+
+	spin_lock(&s->lock);
+	for (i = s->orq_get; i != s->orq_put && !found; i++) {
+		o = rddp_orq_slot(s, i);
+		found = !o->rtr && o->req.sink_stag == stag &&
+			!rddp_ddp_check_tagged(to, len, o->req.sink_to,
+					       o->req.size, false);
+	}
+	spin_unlock(&s->lock);
+	return found;
+}
+
+bool rddp_rx_place_tagged(struct rddp_stream *s, const u8 *raw, u32 hdr_len,
+			  const u8 *payload, u32 len)
+{
+	struct rddp_qp *qp = s->qp;
+	struct rddp_sg sg;
+	struct rddp_hdr h;
+	int access, ret;
+
+	if (!len || s->rx_rtr_pending || atomic_read(&s->term_set) ||
+	    rddp_hdr_parse(raw, hdr_len, len, &h) || !h.tagged)
+		return false;
+	if (h.opcode == RDDP_OP_WRITE)
+		access = IB_ACCESS_REMOTE_WRITE;
+	else if (h.opcode == RDDP_OP_READ_RESP &&
+		 rddp_rx_read_resp_sink(s, h.stag, h.to, len))
+		access = IB_ACCESS_LOCAL_WRITE;
+	else
+		return false;
+	/* RFC 5041 §7.1: STag, PD, access, TO and length, before placing */
+	rddp_sg_init(&sg);
+	ret = rddp_sg_add(&sg, qp->rdev, h.stag, qp->base.pd, access, h.to,
+			  len);
+	if (!ret)
+		ret = rddp_sg_copy_in(&sg, payload, len);
+	rddp_sg_release(&sg);
+	return !ret;
+}
+
+int rddp_rx_tagged_placed(struct rddp_stream *s, const u8 *raw, u32 hdr_len,
+			  u32 len)
+{
+	int ret;
+
+	/* The header's checks again: the STag may have gone meanwhile. */
+	ret = rddp_rx_header(s, raw, hdr_len, len);
+	if (ret)
+		return ret;
+	/* Not reachable: the same header was a tagged one when placed. */
+	if (s->rx_target != RDDP_RX_TAGGED)
+		return rddp_rx_fail(s, RDDP_ERR_DDP_CATASTROPHIC, NULL);
+	return rddp_rx_fpdu_done(s);
+}
+
 void rddp_rx_flush(struct rddp_stream *s)
 {
 	rddp_sg_release(&s->rx_tsg);

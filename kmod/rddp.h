@@ -123,6 +123,8 @@ struct rddp_settings {
  * @RDDP_STAT_SCTP_RX_CHUNKS: SCTP DATA chunks received
  * @RDDP_STAT_SCTP_RX_HELD: SCTP DATA chunks that arrived ahead of their
  *	DDP-SSN and were held until their turn (out-of-order arrivals)
+ * @RDDP_STAT_SCTP_RX_PLACED_EARLY: of those, tagged segments whose payload
+ *	was placed on arrival (RFC 5041 §5.3), only their header held
  * @RDDP_STAT_NUM: the number of counters
  *
  * Per CPU, bumped from any context with rddp_stat_add(); readers sum over
@@ -157,6 +159,7 @@ enum rddp_stat {
 	RDDP_STAT_SCTP_TX_CHUNKS,
 	RDDP_STAT_SCTP_RX_CHUNKS,
 	RDDP_STAT_SCTP_RX_HELD,
+	RDDP_STAT_SCTP_RX_PLACED_EARLY,
 	RDDP_STAT_NUM
 };
 

@@ -12,8 +12,9 @@
  * goes to RTS the link moves to the QP's stream (s->sctp) with the socket,
  * and the LLP's close frees it. One owner at a time: the CM under
  * cep->lock, then the stream (llp.h's contexts). Chunks that arrive ahead
- * of their turn are held in the link (copied), bounded by
- * RDDP_SCTP_HELD_MAX octets: they move with it.
+ * of their turn are held in the link (copied; a tagged segment the LLP
+ * placed on arrival, its header only), bounded by RDDP_SCTP_HELD_MAX
+ * octets: they move with it.
  */
 #ifndef RDDP_SCTP_LINK_H
 #define RDDP_SCTP_LINK_H
@@ -28,7 +29,7 @@
 #define RDDP_SCTP_SID		0
 /* Socket buffers: the association's window, and a bound on chunks in flight. */
 #define RDDP_SCTP_SOCKBUF	(4 << 20)
-/* Octets of out-of-order chunks a link holds before it gives up. */
+/* Octets of out-of-order chunks (records) a link holds before it gives up. */
 #define RDDP_SCTP_HELD_MAX	(8 << 20)
 
 struct rddp_device;
@@ -42,7 +43,7 @@ struct rddp_stream;
  * @sess: the DDP Stream Session's phases, ours and the peer's (§3)
  * @held: chunks held until their turn (struct rddp_sctp_held, llp_sctp.c),
  *	indexed by DDP-SSN
- * @held_bytes: their octets
+ * @held_bytes: their octets, records included (struct_size())
  * @buf: one DATA chunk's payload as received, RDDP_SCTP_PAYLOAD_MAX octets
  * @rx_work: the LLP's receive work (llp_sctp.c)
  * @wait: the LLP's entry on the socket's wait queue, for write space

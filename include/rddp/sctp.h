@@ -170,6 +170,10 @@ enum rddp_sctp_mode rddp_sctp_ali_mode(u32 local, u32 peer);
  * @ddp: DDP Segment: the RFC 5041 segment, header first
  * @ddp_len: its octets
  * @hdr_len: its DDP header's octets, 14 (T set) or 18
+ * @placed: DDP Segment: payload octets the receiver already placed when
+ *	the chunk arrived ahead of its turn (RFC 5041 §5.3), no longer in
+ *	the buffer (@ddp_len is then @hdr_len); 0 from
+ *	rddp_sctp_chunk_parse()
  * @pd: Stream Session Control: the private data (none: NULL)
  * @pd_len: its octets (none: 0)
  */
@@ -179,6 +183,7 @@ struct rddp_sctp_chunk {
 	const u8 *ddp;
 	u32 ddp_len;
 	u8 hdr_len;
+	u32 placed;
 	const u8 *pd;
 	u32 pd_len;
 };

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <functional>
 #include <memory>
 #include <ostream>
@@ -191,6 +192,22 @@ TEST(Sctp, Section2_2_2SegmentRoundTrips) {
       }
     }
   }
+}
+
+// RFC 5041 §5.3, §7: what the LLP holds of a tagged segment it placed on
+// arrival, its DDP-SSN and header only, parses as that segment without
+// payload; the parse clears @placed, which the LLP then sets.
+TEST(Sctp, Section7PlacedSegmentRecordParses) {
+  const Bytes wire = Segment(9, DdpHdr(true), Bytes(100, 0x5a));
+  const Bytes rec(wire.begin(), wire.begin() + 2 + RDDP_DDP_TAGGED_HDR_LEN);
+  rddp_sctp_chunk c;
+  std::memset(&c, 0xff, sizeof(c));
+  ASSERT_EQ(Parse(RDDP_SCTP_PPID_SEGMENT, rec, &c), RDDP_SCTP_OK);
+  EXPECT_EQ(c.placed, 0U);
+  EXPECT_EQ(c.ssn, 9);
+  EXPECT_EQ(c.hdr_len, RDDP_DDP_TAGGED_HDR_LEN);
+  EXPECT_EQ(c.ddp_len, c.hdr_len);
+  EXPECT_EQ(Bytes(c.ddp, c.ddp + c.hdr_len), DdpHdr(true));
 }
 
 // §2.2.2: every length below DDP-SSN + the header the T bit announces.

@@ -3,7 +3,7 @@
 // from outside rddp, for tests/vm/sctp.sh. Three modes:
 //
 //   rddp_sctp_probe connect ADDR PORT [--adaptation N] [--wait SECONDS]
-//                   [--first initiate|negotiate]
+//                   [--first initiate|negotiate] [--read split]
 //       A one-to-one SCTP association to ADDR:PORT, with the Adaptation
 //       Layer Indication N (SCTP_ADAPTATION_LAYER) or, by default, none.
 //       Once up it sends a DDP Stream Session Initiate (PPID 2, U=1,
@@ -16,9 +16,16 @@
 //       1, DDP-SSN 2) and a session Terminate (PPID 2, DDP-SSN 3, code 4) and
 //       shuts the association down: a conformant active side in miniature.
 //       With --first negotiate the first message is a Negotiate (code 1)
-//       instead, which rddp refuses (§3.3).
+//       instead, which rddp refuses (§3.3). With --read split it plays an
+//       rping client to an rddp rping server instead: after the Accept it
+//       advertises a 32-octet buffer (a Send, DDP-SSN 2) and answers the
+//       server's Read Request with two Read Responses, the last one
+//       (DDP-SSN 4, octets 16..31 of the sink) sent first, then the first
+//       (DDP-SSN 3) with only octets 0..7: rddp places 4 on arrival and at
+//       its turn finds the gap, the Terminate for a base or bounds
+//       violation (RFC 5041 §7.1, RFC 5040 §4.5).
 //   rddp_sctp_probe serve ADDR PORT [--adaptation N]
-//                   [--answer accept|terminate|initiate|abort|end]
+//                   [--answer accept|terminate|initiate|abort|end|early]
 //       The passive side of that miniature: listens (30 s at most), takes
 //       one association, answers its Initiate with an Accept (PPID 2,
 //       DDP-SSN 1, code 3) and one DDP segment (PPID 1, DDP-SSN 2), reads
@@ -28,7 +35,14 @@
 //       initiate answers with an Initiate of its own (active/active, §3.5);
 //       abort accepts, waits for the client's first DDP segment and aborts
 //       the association (ABORT mid-transfer); end accepts, waits for the
-//       first segment and ends the session with a Terminate (§3.4, §8.3).
+//       first segment and ends the session with a Terminate (§3.4, §8.3);
+//       early accepts and answers rping's first Send (its buffer's
+//       address, rkey and size) with RDMA Writes into that buffer sent
+//       later DDP-SSN first (3, 2, then 5 to a wrong STag, 4), so that rddp
+//       places 3 on arrival and holds 5, whose turn draws the Terminate
+//       for an invalid STag (RFC 5041 §5.3, §7.1; Documentation/
+//       wire-sctp.md, "Placement on arrival"). An RFC 5040 Terminate
+//       received is printed: "terminate: layer L etype E ecode 0xCC".
 //   rddp_sctp_probe pcap FILE PORT
 //       Reads a capture (tcpdump -w; Ethernet, Linux cooked v1/v2 or raw
 //       IP; IPv4 and IPv6) and prints TAP: each SCTP association with PORT
@@ -162,8 +176,10 @@ std::vector<uint8_t> Control(uint16_t fc, bool with_pd) {
 
 enum class Got { kData, kEvent, kClosed, kAborted, kTimeout, kError };
 
-// Waits up to @ms for one message; prints what it was.
-Got ReadOne(int fd, int ms, uint32_t* ppid = nullptr, uint16_t* fc = nullptr) {
+// Waits up to @ms for one message; prints what it was; a data message's
+// octets in @data if given.
+Got ReadOne(int fd, int ms, uint32_t* ppid = nullptr, uint16_t* fc = nullptr,
+            std::vector<uint8_t>* data = nullptr) {
   pollfd p{fd, POLLIN, 0};
   int n = poll(&p, 1, ms);
   if (n == 0) return Got::kTimeout;
@@ -221,6 +237,7 @@ Got ReadOne(int fd, int ms, uint32_t* ppid = nullptr, uint16_t* fc = nullptr) {
   std::printf("data: ppid %u ssn %u fc %u len %zd\n", pp, len >= 2 ? Be16(buf.data()) : 0U, f, len);
   if (ppid) *ppid = pp;
   if (fc) *fc = f;
+  if (data) data->assign(buf.begin(), buf.begin() + len);
   return Got::kData;
 }
 
@@ -228,8 +245,54 @@ struct Options {
   std::optional<uint32_t> adaptation;
   int wait_s = 5;
   uint16_t first = kFcInitiate;   // connect: the first session message
+  bool split_read = false;        // connect: --read split (rping client)
   std::string answer = "accept";  // serve: what answers the Initiate
 };
+
+// A tagged DDP segment (RFC 5041 §4.2, RFC 5040 §4.2: T, L if @last, DV 1,
+// RV 1, @opcode: 0 RDMA Write, 2 Read Response), @len octets of 0xee.
+std::vector<uint8_t> WriteSeg(uint32_t stag, uint64_t to, size_t len, uint8_t opcode = 0,
+                              bool last = true) {
+  std::vector<uint8_t> b{static_cast<uint8_t>(last ? 0xc1 : 0x81),
+                         static_cast<uint8_t>(0x40 | opcode)};
+  for (int i = 24; i >= 0; i -= 8) b.push_back(static_cast<uint8_t>(stag >> i));
+  for (int i = 56; i >= 0; i -= 8) b.push_back(static_cast<uint8_t>(to >> i));
+  b.insert(b.end(), len, 0xee);
+  return b;
+}
+
+// An RFC 5040 Terminate received (PPID 1, untagged, QN 2): its layer,
+// error type and code (§4.8, after the 18-octet header).
+void PrintTerminate(const std::vector<uint8_t>& m) {
+  if (m.size() < 2 + 18 + 2 || (m[2] & 0x80) || Be32(&m[2 + 6]) != 2) return;
+  const uint8_t* t = &m[2 + 18];
+  std::printf("terminate: layer %u etype %u ecode 0x%02x\n", t[0] >> 4, t[0] & 0xfu, t[1]);
+}
+
+// --read split: rping's buffer advertisement (struct rping_rdma_info: be64
+// address, be32 rkey, be32 size) in a Send (RFC 5040 §4.2: L, DV 1, RV 1,
+// opcode 3; QN 0, MSN 1, MO 0). rddp gives no client STag meaning here.
+void AdvertiseBuffer(int fd) {
+  std::vector<uint8_t> b{0x41, 0x43, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0};
+  const std::array<uint8_t, 16> info{0, 0, 0, 0, 0x10, 0, 0, 0, 0, 0, 0x12, 0x34, 0, 0, 0, 32};
+  b.insert(b.end(), info.begin(), info.end());
+  SendChunk(fd, kPpidSegment, 2, b);
+  std::printf("sent: Send ssn 2 (a 32-octet buffer)\n");
+}
+
+// --read split: a Read Request (untagged, QN 1; RFC 5040 §4.4: sink STag,
+// sink TO, size, ...) answered with a split Read Response (opcode 2).
+bool AnswerRead(int fd, const std::vector<uint8_t>& m) {
+  if (m.size() < 2 + 18 + 28 || (m[2] & 0x80) || Be32(&m[2 + 6]) != 1) return false;
+  const uint8_t* r = &m[2 + 18];
+  const uint32_t stag = Be32(r);
+  const uint64_t to = static_cast<uint64_t>(Be32(r + 4)) << 32 | Be32(r + 8);
+  if (Be32(r + 12) != 32) return false;
+  SendChunk(fd, kPpidSegment, 4, WriteSeg(stag, to + 16, 16, 2, true));
+  SendChunk(fd, kPpidSegment, 3, WriteSeg(stag, to, 8, 2, false));
+  std::printf("sent: Read Responses ssn 4 (octets 16..31, last), 3 (octets 0..7)\n");
+  return true;
+}
 
 int Connect(const char* addr, const char* port, const Options& o) {
   const std::optional<uint32_t> adaptation = o.adaptation;
@@ -260,11 +323,12 @@ int Connect(const char* addr, const char* port, const Options& o) {
     std::printf("sent: %s, ppid 2 ssn 1\n", first);
   }
   const char* result = "open";
-  bool accepted = false, shut = false;
+  bool accepted = false, shut = false, read = false;
   for (int left = wait_s * 10; left > 0; --left) {
     uint32_t ppid = 0;
     uint16_t fc = 0;
-    Got g = ReadOne(fd, 100, &ppid, &fc);
+    std::vector<uint8_t> data;
+    Got g = ReadOne(fd, 100, &ppid, &fc, &data);
     if (g == Got::kAborted || g == Got::kError) {
       result = "aborted";
       break;
@@ -272,6 +336,16 @@ int Connect(const char* addr, const char* port, const Options& o) {
     if (g == Got::kClosed) {
       result = "closed";
       break;
+    }
+    if (g == Got::kData && ppid == kPpidSegment) PrintTerminate(data);
+    if (o.split_read) {
+      if (g == Got::kData && ppid == kPpidControl && fc == kFcAccept && !accepted) {
+        accepted = true;
+        AdvertiseBuffer(fd);
+      } else if (g == Got::kData && ppid == kPpidSegment && accepted && !read) {
+        read = AnswerRead(fd, data);
+      }
+      continue;
     }
     if (g == Got::kData && adaptation && ppid == kPpidControl && fc == kFcAccept && !accepted) {
       // The miniature's active side: a segment (an untagged Send header
@@ -307,6 +381,28 @@ bool Hostile(int fd, const std::string& answer) {
   SendChunk(fd, kPpidControl, 2, Control(kFcTerminate, false));
   std::printf("sent: Terminate ssn 2\n");
   return false;
+}
+
+// --answer early: the client's first Send is rping's buffer advertisement
+// (RFC 5040 Send, 18-octet untagged header, then rping's struct
+// rping_rdma_info: be64 address, be32 rkey, be32 size). Writes into that
+// buffer, each pair sent later DDP-SSN first, so that it arrives ahead of
+// its turn: DDP-SSN 3 then 2, both valid (3 is placed on arrival); then 5,
+// to an STag that is not the client's (not placed, held), and 4, valid:
+// at 5's turn the client answers with the Terminate for an invalid STag.
+// Returns false if the Send is not an advertisement.
+bool Early(int fd, const std::vector<uint8_t>& send) {
+  if (send.size() < 2 + 18 + 16) return false;
+  const uint8_t* info = send.data() + 2 + 18;
+  const uint64_t to = static_cast<uint64_t>(Be32(info)) << 32 | Be32(info + 4);
+  const uint32_t stag = Be32(info + 8), size = Be32(info + 12);
+  if (size < 48) return false;
+  SendChunk(fd, kPpidSegment, 3, WriteSeg(stag, to, 16));
+  SendChunk(fd, kPpidSegment, 2, WriteSeg(stag, to + 16, 16));
+  SendChunk(fd, kPpidSegment, 5, WriteSeg(stag ^ 0xff, to, 16));
+  SendChunk(fd, kPpidSegment, 4, WriteSeg(stag, to + 32, 16));
+  std::printf("sent: Writes ssn 3, 2, 5 (STag 0x%08x), 4 (STag 0x%08x)\n", stag ^ 0xff, stag);
+  return true;
 }
 
 // Answers an Initiate as @answer says.
@@ -356,8 +452,12 @@ int Serve(const char* addr, const char* port, const Options& o) {
   for (int left = 300; left > 0; --left) {
     uint32_t ppid = 0;
     uint16_t fc = 0;
-    Got g = ReadOne(fd, 100, &ppid, &fc);
+    std::vector<uint8_t> data;
+    Got g = ReadOne(fd, 100, &ppid, &fc, &data);
     if (g == Got::kClosed || g == Got::kAborted || g == Got::kError) break;
+    if (g == Got::kData && ppid == kPpidSegment) PrintTerminate(data);
+    if (g == Got::kData && ppid == kPpidSegment && answered && !ended && o.answer == "early")
+      ended = Early(fd, data);
     if (g == Got::kData && ppid == kPpidControl && fc == kFcInitiate && !answered) {
       answered = true;
       Answer(fd, o.answer);
@@ -653,6 +753,7 @@ Options ParseOptions(int argc, char** argv) {
     if (opt == "--wait") o.wait_s = std::atoi(val.c_str());
     if (opt == "--first") o.first = val == "negotiate" ? kFcNegotiate : kFcInitiate;
     if (opt == "--answer") o.answer = val;
+    if (opt == "--read") o.split_read = val == "split";
   }
   return o;
 }
@@ -667,9 +768,9 @@ int main(int argc, char** argv) {
   if (mode == "pcap" && argc == 4) return CheckPcap(argv[2], argv[3]);
   std::fprintf(stderr,
                "usage: %s connect ADDR PORT [--adaptation N] [--wait SECONDS]"
-               " [--first initiate|negotiate]\n"
+               " [--first initiate|negotiate] [--read split]\n"
                "       %s serve ADDR PORT [--adaptation N]"
-               " [--answer accept|terminate|initiate|abort|end]\n"
+               " [--answer accept|terminate|initiate|abort|end|early]\n"
                "       %s pcap FILE PORT\n",
                argv[0], argv[0], argv[0]);
   return 64;

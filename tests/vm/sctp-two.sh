@@ -10,11 +10,13 @@
 #   rddp_integrity --serve in guest b, --connect from guest a on QPS QPs
 #   (Write, Read, Send echoed, ordered and fenced exchanges, verified);
 # then: no framing error or Terminate counted, chunks both ways, some held
-# for their turn (out-of-order arrivals, with the impaired wire), no QP or
-# cm_id left; with a second link (run.sh --links 2), multihoming failover
-# (below); `rdma link delete`, rmmod.
+# for their turn (out-of-order arrivals, with the impaired wire) and some
+# tagged ones placed on arrival, no QP or cm_id left; with a second link
+# (run.sh --links 2), multihoming failover (below); `rdma link delete`,
+# rmmod.
 # Arguments: [QPS] [PINGS] [MAX_KIB] [EXPECT_HELD] (default 16, 50, 1024,
-# 1: the wire reorders, so sctp_rx_held must have moved).
+# 1: the wire reorders, so sctp_rx_held and sctp_rx_placed_early must have
+# moved).
 set -u
 . "$(dirname "$0")/lib.sh"
 
@@ -66,15 +68,20 @@ if [ "$expect_held" = 1 ]; then
 	# Each side's receiver alone may see few: count both.
 	t_barrier counted
 	echo "$(rddp_counter sctp_rx_held)" >"/results/held-$RDDP_ROLE"
+	echo "$(rddp_counter sctp_rx_placed_early)" >"/results/placed-$RDDP_ROLE"
 	t_barrier held
-	held_both() {
+	sum_both() {
 		local a b
-		a=$(cat /results/held-a) b=$(cat /results/held-b)
-		echo "held: a $a, b $b"
+		a=$(cat "/results/$1-a") b=$(cat "/results/$1-b")
+		echo "$1: a $a, b $b"
 		[ $((a + b)) -gt 0 ]
 	}
 	[ "$RDDP_ROLE" = a ] &&
-		t_run "chunks arrived out of DDP-SSN order and were held (sctp_rx_held)" held_both
+		t_run "chunks arrived out of DDP-SSN order and were held (sctp_rx_held)" sum_both held
+	# Writes and Read Responses among them were placed on arrival
+	# (RFC 5041 §5.3), and rping -V and the integrity program verified.
+	[ "$RDDP_ROLE" = a ] &&
+		t_run "tagged chunks placed on arrival (sctp_rx_placed_early)" sum_both placed
 fi
 
 # ---- Multihoming failover (draft-ietf-rddp-sctp §4.2) ----

@@ -358,6 +358,22 @@ t_run "an ABORT mid-transfer ends the connection (QP flushed, DISCONNECTED)" \
 	hostile abort 7322 'DISCONNECT|completion failed|WR_FLUSH'
 t_run "a session Terminate mid-transfer ends it (§3.4, §8.3)" \
 	hostile end 7323 'DISCONNECT|completion failed|WR_FLUSH'
+# Writes ahead of their turn (wire-sctp.md, "Placement on arrival"): one
+# into the client's buffer is placed on arrival, one to a wrong STag is
+# held and draws the Terminate for an invalid STag (RFC 5041 §7.1) in order.
+placed0=$(rddp_counter sctp_rx_placed_early)
+t_run "Writes ahead of their turn, one to a wrong STag: the connection ends" \
+	hostile early 7325 'DISCONNECT|completion failed|WR_FLUSH'
+t_like "the probe got the Terminate for an invalid STag (DDP, tagged buffer, 0x00)" \
+	'^terminate: layer 1 etype 1 ecode 0x00$' cat /tmp/hs.log
+placed_one() {
+	local n
+	n=$(rddp_counter sctp_rx_placed_early) || return 1
+	echo "sctp_rx_placed_early $placed0 -> $n"
+	[ $((n - placed0)) = 1 ]
+}
+t_run "the valid early Write was placed on arrival, the wrong one not (sctp_rx_placed_early +1)" \
+	placed_one
 rping_run 60 -s -a $ip -p 7324 -C 1 -S 100 -V >/tmp/rping-s.log 2>&1 &
 spid=$!
 t_run "rping server listening on 7324" listening_both 7324
@@ -366,6 +382,19 @@ t_like "a Negotiate (§3.3) is refused: the association ends" '^result: (aborted
 	sh -c "timeout 20 $probe connect $ip 7324 --adaptation 2 --first negotiate --wait 5 2>&1"
 t_like "the kernel log names §3.3" '§3\.3' since "$mark" 'rddp: SCTP association refused'
 t_run "the listener still serves: rping -V 100 B x 1 over SCTP" rping_to 1 7324
+stop_server "$spid"
+# A Read (an rping server's, from the probe's advertised buffer) whose last
+# Read Response arrives first and is placed on arrival, and whose first
+# leaves a gap: at the last one's turn the Terminate for a base or bounds
+# violation (RFC 5040 §4.5, RFC 5041 §7.1); the octets placed stay.
+rping_run 60 -s -a $ip -p 7326 -C 1 -S 100 -V >/tmp/rping-s.log 2>&1 &
+spid=$!
+t_run "rping server listening on 7326" listening_both 7326
+placed0=$(rddp_counter sctp_rx_placed_early)
+t_like "a Read Response placed on arrival, short of its turn: Terminate, base or bounds (DDP, tagged buffer, 0x01)" \
+	'^terminate: layer 1 etype 1 ecode 0x01$' \
+	sh -c "timeout 20 $probe connect $ip 7326 --adaptation 2 --read split --wait 5 2>&1"
+t_run "the last Read Response was placed on arrival (sctp_rx_placed_early +1)" placed_one
 stop_server "$spid"
 t_like "no QP left after the peers above" '^$' sh -c 'rdma res show qp | grep -v "^$" || true'
 t_like "no cm_id left after the peers above" '^$' \

@@ -452,7 +452,7 @@ static int rddp_put_stream(struct sk_buff *skb, struct rddp_stream *s,
 	    nla_put_u16(skb, RDDP_A_QP_IRD, p->ird) ||
 	    nla_put_u16(skb, RDDP_A_QP_ORD, p->ord) ||
 	    nla_put_u8(skb, RDDP_A_QP_RTR, rddp_rtr_uapi(p->rtr)) ||
-	    nla_put_u32(skb, RDDP_A_QP_MULPDU, s->mulpdu) ||
+	    nla_put_u32(skb, RDDP_A_QP_MULPDU, READ_ONCE(s->mulpdu)) ||
 	    nla_put_u64_64bit(skb, RDDP_A_QP_TX_FPDUS, READ_ONCE(s->tx_fpdus),
 			      RDDP_A_QP_PAD) ||
 	    nla_put_u64_64bit(skb, RDDP_A_QP_TX_BYTES, READ_ONCE(s->tx_bytes),

@@ -76,8 +76,13 @@ struct rddp_stream;
  * @tx_write: write what is left of s->tx_fpdu (from s->tx_fpdu_sent);
  *	@more: another segment follows at once; @block: wait for room (the
  *	Terminate at stop). Return: 0 when all of it is written, -EAGAIN
- *	when the socket is full, another negative errno when the LLP
- *	failed
+ *	when the socket is full, -EMSGSIZE when the segment is too long
+ *	for the LLP's path now (SCTP: the path MTU fell): nothing of it
+ *	was written, the LLP took it back (its sequence number is unspent)
+ *	and set s->mulpdu to what the path carries now, lower or not, and
+ *	never so low that a DDP header and payload do not fit, so that TX
+ *	builds it again, smaller, from the same point of the message
+ *	(qp_tx.c); another negative errno when the LLP failed
  * @tx_writeable: whether a write would find room now (TX parks when not;
  *	the LLP's write-space callback kicks it)
  * @tx_mark: the LLP's sequence number after the last octet written, for a

@@ -67,6 +67,13 @@ struct rddp_sctp_held {
  */
 typedef bool (*rddp_sctp_place_t)(void *ctx, const struct rddp_sctp_chunk *c);
 
+/*
+ * The least MULPDU a lowered path leaves (rddp_sctp_tx_shrink()): room for
+ * a tagged DDP header and payload. SCTP's smallest path MTU (512 octets)
+ * leaves more.
+ */
+#define RDDP_SCTP_MULPDU_MIN	128
+
 /* Chunks one run of the receive work reads before it yields. */
 #define RDDP_SCTP_RX_BUDGET	64
 
@@ -403,6 +410,24 @@ int rddp_sctp_rx_chunk(struct rddp_sctp_link *l, u32 ppid, u32 len,
 
 /* ---- TX ---- */
 
+/* MULPDU: one chunk at the association's fragmentation point, less the DDP-SSN. */
+static u32 rddp_sctp_mulpdu_of(struct sock *sk)
+{
+	struct sctp_association *asoc;
+	u32 frag = 0;
+
+	lock_sock(sk);
+	asoc = list_first_entry_or_null(&sctp_sk(sk)->ep->asocs,
+					struct sctp_association, asocs);
+	if (asoc)
+		frag = asoc->frag_point;
+	release_sock(sk);
+	if (!frag)
+		frag = 1200;	/* not known yet: what any path carries */
+	frag = min_t(u32, frag, RDDP_SCTP_PAYLOAD_MAX);
+	return min_t(u32, frag - RDDP_SCTP_SSN_LEN, RDDP_FPDU_MAX_ULPDU);
+}
+
 /* The DDP-SSN and DDP header in s->tx_fpdu->hdr, the payload after them. */
 static int rddp_sctp_tx_frame(struct rddp_stream *s, const u8 *hdr,
 			      u32 hdr_len, const struct rddp_span *frags,
@@ -432,6 +457,31 @@ static int rddp_sctp_tx_frame(struct rddp_stream *s, const u8 *hdr,
 	return 0;
 }
 
+/*
+ * SCTP refused the chunk as longer than the association's fragmentation
+ * point, which it lowered when the path MTU fell (§6: fragmentation is
+ * off, the DDP layer segments to the path). Take the segment back: its
+ * DDP-SSN goes to the segment built in its place, so the sequence has no
+ * gap (§2.2.1); and lower MULPDU to the new point, never under
+ * RDDP_SCTP_MULPDU_MIN (llp.h, tx_write's -EMSGSIZE).
+ */
+static void rddp_sctp_tx_shrink(struct rddp_stream *s)
+{
+	struct rddp_sctp_link *l = s->sctp;
+	u32 mulpdu = max_t(u32, rddp_sctp_mulpdu_of(s->sock->sk),
+			   RDDP_SCTP_MULPDU_MIN);
+
+	l->tx_ssn--;
+	if (mulpdu >= s->mulpdu)
+		return;
+	WRITE_ONCE(s->mulpdu, mulpdu);
+	rddp_stat_inc(l->rdev, RDDP_STAT_SCTP_RESEGMENTS);
+	if (!l->resegmented)
+		pr_debug("rddp: QP %u: SCTP path shrank: MULPDU now %u\n",
+			 s->qp->base.qp_num, mulpdu);
+	l->resegmented = true;
+}
+
 static int rddp_sctp_tx_write(struct rddp_stream *s, bool more, bool block)
 {
 	struct rddp_fpdu *f = s->tx_fpdu;
@@ -446,8 +496,11 @@ static int rddp_sctp_tx_write(struct rddp_stream *s, bool more, bool block)
 			      f->nr_spans, f->len, block);
 	if (ret == -EAGAIN || ret == -EWOULDBLOCK)
 		return -EAGAIN;
+	if (ret == -EMSGSIZE) {
+		rddp_sctp_tx_shrink(s);
+		return -EMSGSIZE;	/* TX builds it again, smaller */
+	}
 	if (ret) {
-		/* EMSGSIZE: the path MTU fell under MULPDU (not re-segmented) */
 		pr_info_ratelimited("rddp: QP %u: SCTP refused a %u-octet segment: %d\n",
 				    s->qp->base.qp_num, f->len, ret);
 		return ret;
@@ -678,24 +731,6 @@ static void rddp_sctp_state_change(struct sock *sk)
 }
 
 /* ---- start and stop ---- */
-
-/* MULPDU: one chunk at the association's fragmentation point, less the DDP-SSN. */
-static u32 rddp_sctp_mulpdu_of(struct sock *sk)
-{
-	struct sctp_association *asoc;
-	u32 frag = 0;
-
-	lock_sock(sk);
-	asoc = list_first_entry_or_null(&sctp_sk(sk)->ep->asocs,
-					struct sctp_association, asocs);
-	if (asoc)
-		frag = asoc->frag_point;
-	release_sock(sk);
-	if (!frag)
-		frag = 1200;	/* not known yet: what any path carries */
-	frag = min_t(u32, frag, RDDP_SCTP_PAYLOAD_MAX);
-	return min_t(u32, frag - RDDP_SCTP_SSN_LEN, RDDP_FPDU_MAX_ULPDU);
-}
 
 /*
  * The liveness bound (peer_timeout_ms, @ms) in SCTP's terms: SCTP ends an

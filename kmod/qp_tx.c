@@ -593,12 +593,35 @@ static void rddp_tx_account(struct rddp_stream *s)
 }
 
 /*
+ * The LLP refused the segment just built (@ret, from tx_write): -EMSGSIZE
+ * with MULPDU lowered from @mulpdu means the LLP's path now carries less
+ * (SCTP: the path MTU fell, draft-ietf-rddp-sctp §6) and it took the
+ * segment back, sequence number and all (llp.h). Take back the build too,
+ * so that the next one starts at the same point of the message and cuts
+ * a smaller segment at the new MULPDU (RFC 5041 §5.1): same offset, TO or
+ * MO, and the DDP-SSN the refused one had (draft §2.2.1, §7). Only a
+ * segment with payload can shrink; a Read Request or a zero-length
+ * message cannot. Return: whether the segment is to be built again.
+ */
+static bool rddp_tx_unbuild(struct rddp_stream *s, int ret, u32 mulpdu)
+{
+	if (ret != -EMSGSIZE)
+		return false;
+	s->tx_fpdu_pending = false;	/* the LLP took it back */
+	if (s->mulpdu >= mulpdu || !s->tx_fpdu_payload)
+		return false;
+	s->tx_off -= s->tx_fpdu_payload;
+	return !WARN_ON_ONCE(rddp_sg_seek(&s->tx_sg, s->tx_off));
+}
+
+/*
  * The TX engine: writes FPDUs until there is nothing to send, the socket is
  * full, an error stops the stream or @budget FPDUs are out. Returns false
  * only in the last case (more to send now). Caller holds qp->tx_mutex.
  */
 static bool rddp_tx_run(struct rddp_stream *s, int budget)
 {
+	u32 mulpdu;
 	int ret;
 
 	lockdep_assert_held(&s->qp->tx_mutex);
@@ -620,6 +643,7 @@ static bool rddp_tx_run(struct rddp_stream *s, int budget)
 			s->tx_fpdu_sent = 0;
 			s->tx_fpdu_pending = true;
 		}
+		mulpdu = s->mulpdu;
 		ret = s->llp->tx_write(s, !s->tx_fpdu_last, false);
 		if (ret == -EAGAIN) {
 			/*
@@ -636,6 +660,8 @@ static bool rddp_tx_run(struct rddp_stream *s, int budget)
 			WRITE_ONCE(s->tx_wants_space, false);
 			return false;
 		}
+		if (rddp_tx_unbuild(s, ret, mulpdu))
+			continue;	/* MULPDU fell: build it again, smaller */
 		if (ret) {
 			rddp_stream_error(s, RDDP_ERR_LLP_CLOSED, NULL, 0, 0,
 					  NULL);
@@ -690,13 +716,14 @@ int rddp_tx_terminate_now(struct rddp_stream *s)
 		.qn = RDDP_QN_TERMINATE,
 		.msn = s->tx_msn[RDDP_QN_TERMINATE],
 	};
-	u32 len, hdr_len;
+	u32 len, hdr_len, mulpdu;
 	struct rddp_span frag;
 	int ret;
 
 	if (s->tx_fpdu_pending) {
 		ret = s->llp->tx_write(s, true, true);
-		if (ret)
+		/* -EMSGSIZE: the LLP took it back (llp.h); the Terminate goes */
+		if (ret && ret != -EMSGSIZE)
 			return ret;
 		s->tx_fpdu_pending = false;
 	}
@@ -706,13 +733,25 @@ int rddp_tx_terminate_now(struct rddp_stream *s)
 	hdr_len = rddp_hdr_build(&h, hdr);
 	frag.base = payload;
 	frag.len = len;
-	ret = s->llp->tx_frame(s, hdr, hdr_len, &frag, 1);
+	/*
+	 * One segment whatever MULPDU is (RFC 5040 §4.8): refused as too
+	 * long, it is framed again while it fits the lowered MULPDU; each
+	 * refusal lowers it, so this ends.
+	 */
+	do {
+		mulpdu = s->mulpdu;
+		ret = s->llp->tx_frame(s, hdr, hdr_len, &frag, 1);
+		if (ret)
+			return ret;
+		s->tx_fpdu_sent = 0;
+		ret = s->llp->tx_write(s, false, true);
+	} while (ret == -EMSGSIZE && s->mulpdu < mulpdu &&
+		 hdr_len + len <= s->mulpdu);
 	if (ret)
 		return ret;
-	s->tx_fpdu_sent = 0;
 	s->tx_msn[RDDP_QN_TERMINATE]++;
 	trace_rddp_term_send(s->qp->base.qp_num, payload, len);
-	return s->llp->tx_write(s, false, true);
+	return 0;
 }
 
 void rddp_tx_flush(struct rddp_stream *s)

@@ -125,6 +125,8 @@ struct rddp_settings {
  *	DDP-SSN and were held until their turn (out-of-order arrivals)
  * @RDDP_STAT_SCTP_RX_PLACED_EARLY: of those, tagged segments whose payload
  *	was placed on arrival (RFC 5041 §5.3), only their header held
+ * @RDDP_STAT_SCTP_RESEGMENTS: DDP segments SCTP refused as longer than the
+ *	path carries after its MTU fell, built again at the lowered MULPDU
  * @RDDP_STAT_NUM: the number of counters
  *
  * Per CPU, bumped from any context with rddp_stat_add(); readers sum over
@@ -160,6 +162,7 @@ enum rddp_stat {
 	RDDP_STAT_SCTP_RX_CHUNKS,
 	RDDP_STAT_SCTP_RX_HELD,
 	RDDP_STAT_SCTP_RX_PLACED_EARLY,
+	RDDP_STAT_SCTP_RESEGMENTS,
 	RDDP_STAT_NUM
 };
 

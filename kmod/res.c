@@ -74,7 +74,7 @@ static int rddp_res_stream(struct sk_buff *msg, struct rddp_stream *s)
 	    rdma_nl_put_driver_u32(msg, "ird", p->ird) ||
 	    rdma_nl_put_driver_u32(msg, "ord", p->ord) ||
 	    rdma_nl_put_driver_string(msg, "rtr", rtr) ||
-	    rdma_nl_put_driver_u32(msg, "mulpdu", s->mulpdu) ||
+	    rdma_nl_put_driver_u32(msg, "mulpdu", READ_ONCE(s->mulpdu)) ||
 	    rdma_nl_put_driver_u64(msg, "tx_fpdus", READ_ONCE(s->tx_fpdus)) ||
 	    rdma_nl_put_driver_u64(msg, "tx_bytes", READ_ONCE(s->tx_bytes)) ||
 	    rdma_nl_put_driver_u64(msg, "rx_fpdus", READ_ONCE(s->rx_fpdus)) ||

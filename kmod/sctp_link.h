@@ -53,6 +53,8 @@ struct rddp_stream;
  *	with the link, for the session messages it sends before the stream
  * @peer_ended: the peer sent its session Terminate or SCTP's SHUTDOWN:
  *	our close is graceful too (llp_sctp.c)
+ * @resegmented: TX lowered MULPDU once already (the path MTU fell), under
+ *	qp->tx_mutex: its debug line is written
  */
 struct rddp_sctp_link {
 	struct socket *sock;
@@ -68,6 +70,7 @@ struct rddp_sctp_link {
 	u8 err;
 	struct rddp_device *rdev;
 	bool peer_ended;
+	bool resegmented;
 };
 
 /**

@@ -239,7 +239,8 @@ struct rddp_stream_params {
  * @rx_bytes: bytes received, likewise
  * @tx_mpa: TX: the MPA framing state (llp_mpa.c)
  * @mulpdu: TX: the most octets one ULPDU holds (RFC 5044 §4.5), set by
- *	the LLP's start
+ *	the LLP's start, lowered by its tx_write (llp.h: -EMSGSIZE) under
+ *	qp->tx_mutex; read elsewhere with READ_ONCE
  * @tx_rtr_pending: TX, initiator: the RTR goes first
  * @tx_blocked: TX, responder: nothing goes before the RTR
  * @tx_kind: TX: what is being sent

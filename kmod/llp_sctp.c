@@ -610,6 +610,29 @@ static bool rddp_sctp_rx_place(void *ctx, const struct rddp_sctp_chunk *c)
 }
 
 /*
+ * Why the association ended: SCTP set the socket's error before it queued
+ * COMM_LOST. ETIMEDOUT: its retransmissions or heartbeats went unanswered,
+ * the liveness bound of rddp_sctp_set_liveness(), in the kernel log (a
+ * peer may cause it: rate-limited); ECONNRESET, the peer's ABORT, and the
+ * rest are ordinary ends (perftest's peer aborts): debug lines.
+ */
+static void rddp_sctp_log_lost(struct rddp_sctp_link *l, u16 state)
+{
+	struct rddp_stream *s = l->stream;
+	int err = READ_ONCE(l->sock->sk->sk_err);
+
+	if (err == ETIMEDOUT)
+		pr_info_ratelimited("rddp: QP %u: SCTP association lost: the peer did not answer (peer_timeout_ms %u)\n",
+				    s->qp->base.qp_num, s->p.peer_timeout_ms);
+	else if (err == ECONNRESET)
+		pr_debug("rddp: QP %u: SCTP association ended by the peer's ABORT\n",
+			 s->qp->base.qp_num);
+	else
+		pr_debug("rddp: QP %u: SCTP association ended (state %u, error %d)\n",
+			 s->qp->base.qp_num, state, err);
+}
+
+/*
  * A notification in full operation: only the association's end matters.
  * The peer's SHUTDOWN is its graceful end (@l's peer_ended); COMM_LOST (an
  * ABORT, or SCTP gave up) is not.
@@ -626,8 +649,11 @@ static bool rddp_sctp_rx_notification(struct rddp_sctp_link *l, const u8 *buf,
 		WRITE_ONCE(l->peer_ended, true);
 		return true;
 	case SCTP_ASSOC_CHANGE:
-		return len >= sizeof(n->sn_assoc_change) &&
-		       n->sn_assoc_change.sac_state != SCTP_COMM_UP;
+		if (len < sizeof(n->sn_assoc_change) ||
+		    n->sn_assoc_change.sac_state == SCTP_COMM_UP)
+			return false;
+		rddp_sctp_log_lost(l, n->sn_assoc_change.sac_state);
+		return true;
 	default:
 		return false;
 	}

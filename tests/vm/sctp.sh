@@ -21,6 +21,14 @@
 #       and then ended by the listener (§4.1; INIT ACK, COOKIE ACK, ABORT
 #       on the wire), the kernel log says so (an rddp line with
 #       "adaptation"), and the listener still serves an SCTP rping;
+#   (h) peers that refuse, misbehave or end the session (rddp_sctp_probe);
+#   (i) lo's MTU falls 65536 -> 1280 under rping -V and the integrity
+#       program: SCTP refuses the next long chunk (§6), rddp builds the
+#       segment again smaller (sctp_resegments), every byte verified, no
+#       QP error;
+#   (j) a peer that vanishes mid-rping (its end of a veth pair goes down,
+#       the server on rddp2 in a network namespace): the client's QP ends
+#       within 3 x peer_timeout_ms + 10 s, logged, the association gone;
 #   (g) the module parameter transport=sctp sets a new device's transport.
 # Every command is bounded; a failed client ends its server at once.
 #
@@ -399,6 +407,157 @@ stop_server "$spid"
 t_like "no QP left after the peers above" '^$' sh -c 'rdma res show qp | grep -v "^$" || true'
 t_like "no cm_id left after the peers above" '^$' \
 	sh -c 'rdma res show cm_id | grep -v "^$" || true'
+
+# ---- (i) the path MTU falls mid-transfer (§6) ---------------------------------
+section "(i) the path MTU falls mid-transfer (§6)"
+# The guest's own address goes through lo (MTU 65536): MULPDU is about
+# 64 KiB, each 65000-octet Read Response or Write one chunk. lo's MTU
+# falls to 1280 while rping -V and the integrity program (Sends, Writes,
+# Reads up to 8 MiB on 4 QPs) run: SCTP lowers the association's
+# fragmentation point and refuses the next large chunk (EMSGSIZE, §6: no
+# SCTP fragmentation), which rddp builds again at the lowered MULPDU with
+# the same DDP-SSN. Every byte must arrive verified, no QP fail, and
+# sctp_resegments count the rebuilt segments.
+integrity=/rddp/build/cmake/tests/verbs/rddp_integrity
+pmtu_pings=200
+# pmtu_run: both programs, lo's MTU dropped once rping has verified 20
+# pings, put back when both are done; the results in /tmp/pmtu-*.
+pmtu_run() {
+	local spid cpid ipid i
+	ip route get $ip
+	rping_run 240 -s -a $ip -p 7330 -C $pmtu_pings -S 65000 -V >/tmp/pmtu-s.log 2>&1 &
+	spid=$!
+	listening_both 7330 || echo "# no listener on 7330"
+	timeout 240 stdbuf -oL "$integrity" $ip 4 100 13 >/tmp/pmtu-i.log 2>&1 &
+	ipid=$!
+	for ((i = 0; i < 600; i++)); do
+		grep -q 'QP pairs connected' /tmp/pmtu-i.log && break
+		kill -0 "$ipid" 2>/dev/null || break
+		sleep 0.1
+	done
+	rping_c 240 /tmp/pmtu-c.log -a $ip -p 7330 -C $pmtu_pings -S 65000 -V -v &
+	cpid=$!
+	# both under way: integrity's QPs connected, rping 20 pings in
+	for ((i = 0; i < 600; i++)); do
+		[ "$(grep -c '^ping data: ' /tmp/pmtu-c.log 2>/dev/null)" -ge 20 ] && break
+		kill -0 "$cpid" 2>/dev/null || break
+		sleep 0.1
+	done
+	ip link set lo mtu 1280
+	echo "# lo: MTU 1280 after $(grep -c '^ping data: ' /tmp/pmtu-c.log) pings," \
+		"integrity $(kill -0 "$ipid" 2>/dev/null && echo running || echo over)"
+	wait "$cpid"
+	echo "client $?" >/tmp/pmtu-rc
+	grep -c '^ping data: ' /tmp/pmtu-c.log >/tmp/pmtu-pings
+	[ "$(cat /tmp/pmtu-pings)" -eq $pmtu_pings ] || _t_kill_tree "$spid"
+	wait "$spid"
+	echo "server $?" >>/tmp/pmtu-rc
+	wait "$ipid"
+	echo "integrity $?" >>/tmp/pmtu-rc
+	ip link set lo mtu 65536
+	grep -v '^ping data: ' /tmp/pmtu-c.log /tmp/pmtu-s.log | cut -c1-160 | tail -5
+	tail -3 /tmp/pmtu-i.log
+	cat /tmp/pmtu-rc
+}
+# pmtu_counters: the counters the run must have moved, or not.
+pmtu_counters() { for c in sctp_resegments rx_framing_errors term_tx_rdmap term_tx_ddp; do
+	echo "$c $(rddp_counter $c)"; done; }
+pmtu_counters >/tmp/pmtu-before
+mark=$(dmesg | wc -l)
+t_run "integrity program is built" test -x "$integrity"
+t_run "rping -V and integrity while lo's MTU falls 65536 -> 1280" pmtu_run
+t_run "lo's MTU is back at 65536" sh -c 'ip link show lo | grep -q "mtu 65536"'
+t_like "rping: every ping verified ($pmtu_pings x 65000 B)" "^$pmtu_pings\$" cat /tmp/pmtu-pings
+t_like "rping: client and server exit 0" '^client 0 server 0' sh -c 'tr "\n" " " </tmp/pmtu-rc'
+t_like "integrity: every transfer checked, none bad" ', 0 bad' sh -c \
+	'grep "^integrity: " /tmp/pmtu-i.log && grep -q "^integrity 0$" /tmp/pmtu-rc'
+pmtu_moved() {
+	pmtu_counters >/tmp/pmtu-after
+	# before and after; sctp_resegments grew, the others did not
+	awk 'NR == FNR { b[$1] = $2; next } { print $1, b[$1], "->", $2 }
+	     $1 == "sctp_resegments" { ok = $2 > b[$1] } $1 != "sctp_resegments" && $2 != b[$1] { bad = 1 }
+	     END { exit !(ok && !bad) }' /tmp/pmtu-before /tmp/pmtu-after
+}
+t_run "sctp_resegments grew; no framing error, no Terminate sent" pmtu_moved
+t_like "no SCTP refusal or QP error in the kernel log" '^$' \
+	sh -c "dmesg | tail -n +$((mark + 1)) | grep -E 'rddp: .*(refused|error|Terminate|failed)' || true"
+
+# ---- (j) a peer that vanishes: the liveness bound ---------------------------
+section "(j) a peer that vanishes: the liveness bound"
+# The server in namespace vp on rddp2 over vp0 (rddp's sockets live in the
+# netdev's namespace), the client on rddp1 over veth0, both with
+# peer-timeout-ms 2000 (SCTP's RTO at most 250 ms, a heartbeat every
+# 500 ms, 4 retransmissions: llp_sctp.c). Mid-transfer vp0 goes down, and
+# every frame between them is lost from then on: no ABORT, no SHUTDOWN.
+# The client's QP must end (flushed completions or DISCONNECT) within
+# 3 x 2 s + 10 s, its association gone and the kernel log saying why;
+# then no QP or cm_id is left.
+live_ms=2000
+live_bound=$((3 * live_ms / 1000 + 10))
+live_setup() {
+	ip netns add vp && ip link add veth0 type veth peer name vp0 netns vp &&
+		ip addr add 10.9.0.1/24 dev veth0 && ip link set veth0 up &&
+		ip -n vp addr add 10.9.0.2/24 dev vp0 && ip -n vp link set vp0 up &&
+		ip -n vp link set lo up &&
+		rdma link add rddp1 type rddp netdev veth0 &&
+		ip netns exec vp rdma link add rddp2 type rddp netdev vp0 &&
+		$ctl dev set rddp1 transport sctp && $ctl dev set rddp1 peer-timeout-ms $live_ms &&
+		$ctl dev set rddp2 transport sctp && $ctl dev set rddp2 peer-timeout-ms $live_ms
+}
+# SCTP associations of this namespace with port 7340 (either end).
+live_assocs() { awk '$12 == 7340 || $13 == 7340' /proc/net/sctp/assocs; }
+live_vanish() {
+	local i t0 t1 gone="" live_spid live_cpid
+	ip netns exec vp timeout 120 rping -s -a 10.9.0.2 -p 7340 -C 100000 -S 65000 -V \
+		>/tmp/live-s.log 2>&1 &
+	live_spid=$!
+	for ((i = 0; i < 200; i++)); do
+		ip netns exec vp awk -v p=7340 '$6 == p { f = 1 } END { exit !f }' /proc/net/sctp/eps &&
+			break
+		sleep 0.1
+	done
+	timeout 120 rping -c -a 10.9.0.2 -p 7340 -C 100000 -S 65000 -V -v >/tmp/live-c.log 2>&1 &
+	live_cpid=$!
+	for ((i = 0; i < 600; i++)); do
+		[ "$(grep -c '^ping data: ' /tmp/live-c.log)" -ge 10 ] && break
+		kill -0 "$live_cpid" 2>/dev/null || break
+		sleep 0.1
+	done
+	echo "# $(grep -c '^ping data: ' /tmp/live-c.log) pings verified; the association:"
+	live_assocs | tee /tmp/live-assoc
+	dmesg | wc -l >/tmp/live-mark
+	read -r t0 _ </proc/uptime
+	ip -n vp link set vp0 down
+	for ((i = 0; i < 600; i++)); do
+		grep -Eq 'DISCONNECT|completion failed|WR_FLUSH' /tmp/live-c.log && { gone=1; break; }
+		kill -0 "$live_cpid" 2>/dev/null || break
+		sleep 0.1
+	done
+	read -r t1 _ </proc/uptime
+	echo "# the client saw the end ${gone:+(flush or DISCONNECT) }after $(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }') s"
+	echo "$t0 $t1" >/tmp/live-time
+	sleep 1
+	_t_kill_tree "$live_cpid"
+	_t_kill_tree "$live_spid"
+	wait "$live_cpid" "$live_spid" 2>/dev/null
+	grep -v '^ping data: ' /tmp/live-c.log | cut -c1-160 | tail -4
+	[ -s /tmp/live-assoc ] && [ -n "$gone" ]
+}
+t_run "a namespace, a veth pair, rddp1 and rddp2 (sctp, peer-timeout-ms $live_ms)" live_setup
+t_run "rping -V over SCTP, then the server's link goes down: the client's QP ends" live_vanish
+# shellcheck disable=SC2016 # awk's fields, the inner shell's expansion
+t_run "within 3 x peer_timeout_ms + 10 s ($live_bound s)" \
+	awk -v b=$live_bound '{ d = $2 - $1; print d " s"; exit !(d <= b) }' /tmp/live-time
+t_like "the client's rping reports flushed completions or DISCONNECT" \
+	'DISCONNECT|completion failed|WR_FLUSH' cat /tmp/live-c.log
+# shellcheck disable=SC2016
+t_like "the kernel log says why (the peer did not answer)" 'peer did not answer' \
+	sh -c 'dmesg | tail -n +$(($(cat /tmp/live-mark) + 1)) | grep "rddp: QP .*SCTP association lost"'
+t_like "the client's association is gone" '^$' live_assocs
+t_like "no QP left (vanished peer)" '^$' sh -c 'rdma res show qp | grep -v "^$" || true'
+t_like "no cm_id left (vanished peer)" '^$' sh -c 'rdma res show cm_id | grep -v "^$" || true'
+t_run "rdma link delete rddp1 rddp2" sh -c 'rdma link delete rddp1 && rdma link delete rddp2'
+ip netns del vp 2>/dev/null
 
 # ---- (g) the module parameter ------------------------------------------------
 section "(g) the module parameter"

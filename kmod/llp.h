@@ -82,7 +82,8 @@ struct rddp_stream;
  *	and set s->mulpdu to what the path carries now, lower or not, and
  *	never so low that a DDP header and payload do not fit, so that TX
  *	builds it again, smaller, from the same point of the message
- *	(qp_tx.c); another negative errno when the LLP failed
+ *	(qp_tx.c; MPA never returns it); another negative errno when the
+ *	LLP failed
  * @tx_writeable: whether a write would find room now (TX parks when not;
  *	the LLP's write-space callback kicks it)
  * @tx_mark: the LLP's sequence number after the last octet written, for a

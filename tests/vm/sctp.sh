@@ -419,7 +419,7 @@ section "(i) the path MTU falls mid-transfer (§6)"
 # the same DDP-SSN. Every byte must arrive verified, no QP fail, and
 # sctp_resegments count the rebuilt segments.
 integrity=/rddp/build/cmake/tests/verbs/rddp_integrity
-pmtu_pings=200
+pmtu_pings=400
 # pmtu_run: both programs, lo's MTU dropped once rping has verified 20
 # pings, put back when both are done; the results in /tmp/pmtu-*.
 pmtu_run() {

@@ -430,16 +430,13 @@ pmtu_run() {
 	listening_both 7330 || echo "# no listener on 7330"
 	timeout 240 stdbuf -oL "$integrity" $ip 4 100 13 >/tmp/pmtu-i.log 2>&1 &
 	ipid=$!
-	for ((i = 0; i < 600; i++)); do
-		grep -q 'QP pairs connected' /tmp/pmtu-i.log && break
-		kill -0 "$ipid" 2>/dev/null || break
-		sleep 0.1
-	done
 	rping_c 240 /tmp/pmtu-c.log -a $ip -p 7330 -C $pmtu_pings -S 65000 -V -v &
 	cpid=$!
-	# both under way: integrity's QPs connected, rping 20 pings in
+	# both under way: integrity's QPs connected (its first exchanges are
+	# 8 MiB: a Write, a Read, a Send), rping 20 pings in
 	for ((i = 0; i < 600; i++)); do
-		[ "$(grep -c '^ping data: ' /tmp/pmtu-c.log 2>/dev/null)" -ge 20 ] && break
+		grep -q 'QP pairs connected' /tmp/pmtu-i.log &&
+			[ "$(grep -c '^ping data: ' /tmp/pmtu-c.log 2>/dev/null)" -ge 20 ] && break
 		kill -0 "$cpid" 2>/dev/null || break
 		sleep 0.1
 	done

@@ -98,7 +98,8 @@ TEST(RddpctlFormat, DevShowDetails) {
             "conn_rejects 18 conn_failures 19 mpa_timeouts 20\n"
             "    tx_zcopy_bytes 21\n"
             "    mr_fast_regs 22 mr_local_invals 23 mr_remote_invals 24\n"
-            "    sctp_tx_chunks 25 sctp_rx_chunks 26 sctp_rx_held 27 sctp_rx_placed_early 28 sctp_resegments 29\n");
+            "    sctp_tx_chunks 25 sctp_rx_chunks 26 sctp_rx_held 27 sctp_rx_placed_early 28 "
+            "sctp_resegments 29\n");
 }
 
 TEST(RddpctlFormat, DevShowJson) {

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 """Tabulate and plot rddp-bench's Google Benchmark JSON from several rounds.
 
-Usage: tools/bench-report.py [--base DRIVER] [--plots DIR] [--require LIST] FILE...
+Usage: tools/bench-report.py [--base DRIVER] [--plots DIR] [--require LIST]
+                              [--ratio A/B,...] FILE...
 
 Each FILE is named <where>-<driver>-<round>.json (tools/bench.sh writes
 build/bench/uml-rddp-1.json, uml-siw-1.json, ...). The driver `tcp` holds
@@ -17,8 +18,10 @@ bandwidth benchmark and memory per QP (rddp-bench's qp_memory). --plots DIR draw
 size, one line per driver, as DIR/<where>-bandwidth.png and
 DIR/<where>-latency.png (matplotlib). --require LIST (comma-separated
 drivers): exit 1 unless each of them has every series the others have (the
-check of `BENCH=quick make bench` in make check). Prints Markdown; exits 1
-if no file had results.
+check of `BENCH=quick make bench` in make check). --ratio A/B,... adds
+a column per pair with driver A's median over driver B's, where both have
+one (tools/bench.sh: rddp-sctp/rddp, DDP over SCTP against over TCP).
+Prints Markdown; exits 1 if no file had results.
 """
 import json
 import os
@@ -162,13 +165,15 @@ def markdown(head, rows):
     return "\n".join(lines)
 
 
-def render(res, base, costs=False):
+def render(res, base, costs=False, pairs=()):
     """The benchmarks' figures (or with @costs, CPU time and memory) per
-    driver, with the ratios to @base."""
+    driver, with the ratios to @base, then those of @pairs ((A, B): A/B)
+    whose drivers both have results."""
     drivers = res.drivers(base)
     others = [d for d in drivers if d != base]
+    pairs = [(a, b) for a, b in pairs if a in drivers and b in drivers]
     head = ["benchmark", "unit"] + [f"{d} median (min–max)" for d in drivers]
-    head += [f"{d}/{base}" for d in others]
+    head += [f"{d}/{base}" for d in others] + [f"{a}/{b}" for a, b in pairs]
     rows = []
     for (name, kind), per in res.table.items():
         if (kind in COST) != costs:
@@ -176,9 +181,9 @@ def render(res, base, costs=False):
         med = res.medians(name, kind)
         row = [name, METRICS[kind][1]]
         row += [spread(per[d]) if per.get(d) else "–" for d in drivers]
-        for d in others:
-            ok = d in med and base in med and med[base] > 0
-            row.append(f"{med[d] / med[base]:.2f}" if ok else "–")
+        for a, b in [(d, base) for d in others] + pairs:
+            ok = a in med and b in med and med[b] > 0
+            row.append(f"{med[a] / med[b]:.2f}" if ok else "–")
         rows.append(row)
     return markdown(head, rows)
 
@@ -272,11 +277,16 @@ def plot(res, directory, where):
 
 
 def parse_args(argv):
-    opts = {"base": "siw", "plots": None, "require": []}
+    opts = {"base": "siw", "plots": None, "require": [], "ratio": []}
     args = argv[1:]
-    while args and args[0] in ("--base", "--plots", "--require") and len(args) > 1:
+    while args and args[0] in ("--base", "--plots", "--require", "--ratio") and len(args) > 1:
         key, val = args[0][2:], args[1]
-        opts[key] = [d for d in val.split(",") if d] if key == "require" else val
+        if key == "require":
+            opts[key] = [d for d in val.split(",") if d]
+        elif key == "ratio":
+            opts[key] = [tuple(p.split("/", 1)) for p in val.split(",") if p.count("/") == 1]
+        else:
+            opts[key] = val
         args = args[2:]
     return opts, args
 
@@ -292,8 +302,8 @@ def main(argv):
     if not res.table:
         print("bench-report: no results", file=sys.stderr)
         return 1
-    print(render(res, opts["base"]))
-    costs = render(res, opts["base"], costs=True)
+    print(render(res, opts["base"], pairs=opts["ratio"]))
+    costs = render(res, opts["base"], costs=True, pairs=opts["ratio"])
     if costs.count("\n") > 1:
         print("\nCosts: CPU seconds of the whole system per GB moved (both ends in "
               "loopback), and memory per QP (/proc/meminfo: Slab + VmallocUsed, and "

@@ -13,25 +13,33 @@
 #    it): kernel code at native CPU speed on one CPU, the cost of each
 #    driver's kernel path; an instance per driver and round (a boot takes a
 #    second), medians of BENCH_ROUNDS rounds (default 3), the drivers
-#    (rddp, rddp without CRC, siw, and TCP: iperf3 over the same path)
-#    alternating; perftest, then rddp-bench.
+#    (rddp, rddp without CRC, rddp over SCTP, siw, and TCP: iperf3 over
+#    the same path) alternating; perftest, then rddp-bench.
+# rddp over SCTP (rddp-sctp: `rddpctl dev set rddp0 transport sctp`, DDP
+# over SCTP, no MPA and so no MPA CRC) runs in the one-guest places (UML
+# and qemu1) beside rddp over TCP and siw (which has no SCTP); the tables
+# add its ratios to siw and to rddp over TCP, with and without its CRC.
 # rddp-bench's and iperf3's JSON per place, driver and round go to
 # build/bench/WHERE-DRIVER-ROUND.json (WHERE: uml, qemu1, qemu2), which
 # tools/bench-report.py tabulates and plots (build/bench/report-WHERE.md,
 # build/bench/plots/WHERE-{bandwidth,latency}.png).
 # BENCH=quick (make check): one UML round of every series, briefly, on
 # the debug UML kernel the check has built (BENCH_UML_KERNEL), and only a
-# check that every instance passed and every driver has every series: no
-# figure is judged. Its last line counts those checks. BENCH_BUILD=0: the
+# check that every instance passed (rddp-sctp's with rddp's, and its
+# checks that its traffic went over SCTP) and every driver has every
+# series: no figure is judged. Its last line counts those checks. BENCH_BUILD=0: the
 # caller has built the module and the programs.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 cd "$RDDP_TOP"
 
 # table FILE: "DRIVER TEST SIZE VALUE UNIT" lines, side by side per driver
-# (the median where a test ran several times), with ratios to siw.
+# (the median where a test ran several times), with ratios to siw and
+# rddp-sctp's to rddp over TCP (with its CRC, and without: SCTP carries no
+# MPA CRC); "-" where a driver has no figure (qemu2 has no rddp-sctp).
 table() {
-	printf '%-14s %8s %14s %14s %14s %9s %9s\n' test size rddp rddp-nocrc siw rddp/siw nocrc/siw
+	printf '%-14s %8s %14s %14s %14s %14s %9s %9s %9s %10s %10s\n' test size rddp rddp-nocrc \
+		rddp-sctp siw rddp/siw nocrc/siw sctp/siw sctp/rddp sctp/nocrc
 	awk '
 	function ratio(a, b) { return (a + 0 > 0 && b + 0 > 0) ? sprintf("%.2f", a / b) : "-" }
 	function median(d, k,    n, i, j, t, v) {
@@ -51,8 +59,10 @@ table() {
 		for (i = 0; i < n; i++) {
 			k = order[i]; split(k, p, " "); u = unit[k] == "us" ? "us" : "MB/s"
 			r = median("rddp", k); z = median("rddp-nocrc", k); s = median("siw", k)
-			printf "%-14s %8s %9s %-4s %9s %-4s %9s %-4s %9s %9s\n", p[1], p[2], r, u, z, u, s, u,
-				ratio(r, s), ratio(z, s)
+			c = median("rddp-sctp", k)
+			printf "%-14s %8s %9s %-4s %9s %-4s %9s %-4s %9s %-4s %9s %9s %9s %10s %10s\n",
+				p[1], p[2], r, u, z, u, c, u, s, u,
+				ratio(r, s), ratio(z, s), ratio(c, s), ratio(c, r), ratio(c, z)
 		}
 	}' "$1"
 }
@@ -74,7 +84,9 @@ count() { # RC: one check passed (0) or failed
 # Debian's python3 (python3-matplotlib, make deps), not a PATH's other one.
 py=/usr/bin/python3
 [ -x "$py" ] || py=python3
-drivers=(rddp rddp-nocrc siw tcp)
+# rddp-sctp: rddp0's connections over DDP over SCTP (draft-ietf-rddp-sctp;
+# siw has no SCTP), in the one-guest places only.
+drivers=(rddp rddp-nocrc rddp-sctp siw tcp)
 mkdir -p "$out" build/vm-results
 
 # Host CPU contention. The guests' vCPUs are host threads, and this host
@@ -113,12 +125,15 @@ run_instance() {
 	return "$r"
 }
 
-# report WHERE: rddp-bench's and iperf3's JSON of WHERE as
-# $out/report-WHERE.md and plots, every driver required.
+# report WHERE DRIVER...: rddp-bench's and iperf3's JSON of WHERE as
+# $out/report-WHERE.md and plots, every DRIVER required; ratios to siw,
+# and rddp-sctp's to rddp over TCP (with and without its CRC).
 report() {
 	local where=$1 st=0
+	shift
 	echo "== rddp-bench and iperf3 ($where; $out/report-$where.md)"
-	"$py" tools/bench-report.py --plots "$out/plots" --require "$(IFS=,; echo "${drivers[*]}")" \
+	"$py" tools/bench-report.py --plots "$out/plots" --require "$(IFS=,; echo "$*")" \
+		--ratio rddp-sctp/rddp,rddp-sctp/rddp-nocrc \
 		"$out/$where"-*.json >"$out/report-$where.md" || st=$?
 	if [ -s "$out/pressure-$where.txt" ]; then
 		{
@@ -135,36 +150,42 @@ report() {
 
 # one_guest WHERE KERNEL ROUNDS MODE RUN-ARGS...: ROUNDS rounds of one
 # instance per driver (tests/vm/bench-one.sh DRIVER MODE), the drivers
-# alternating; perftest's medians, then the report.
+# alternating; perftest's medians, then the report. A quick run has
+# rddp-sctp's series in rddp's instance (bench-one.sh rddp+rddp-sctp):
+# make check's budget has no room for another boot.
 one_guest() {
-	local where=$1 kernel=$2 n=$3 m=$4 round drv name r json all
+	local where=$1 kernel=$2 n=$3 m=$4 round inst insts drv name r json all
 	shift 4
 	all=build/vm-results/bench-$where.txt
 	: >"$all"
 	rm -f "$out/$where"-*.json "$out/plots/$where"-*.png "$out/pressure-$where.txt"
 	: >"build/vm-results/bench-$where.log"
+	insts=("${drivers[@]}")
+	[ "$m" = quick ] && insts=(rddp+rddp-sctp rddp-nocrc siw tcp)
 	for round in $(seq "$n"); do
-		for drv in "${drivers[@]}"; do
-			name=bench-$where-$round-$drv
-			rddp_log "$where, round $round of $n: $drv"
+		for inst in "${insts[@]}"; do
+			name=bench-$where-$round-$inst
+			rddp_log "$where, round $round of $n: $inst"
 			r=0
-			run_instance "$where" "$round-$drv" --kernel "$kernel" --name "$name" --timeout 1800 \
-				"$@" tests/vm/bench-one.sh "$drv" "$m" \
+			run_instance "$where" "$round-$inst" --kernel "$kernel" --name "$name" \
+				--timeout 1800 "$@" tests/vm/bench-one.sh "$inst" "$m" \
 				>>"build/vm-results/bench-$where.log" 2>&1 || r=$?
 			count "$r"
 			cat "build/vm-results/$name/a/bench.txt" >>"$all" 2>/dev/null ||
-				echo "# round $round, $drv: no results" >&2
-			json=rddp-bench.json
-			[ "$drv" = tcp ] && json=iperf3.json
-			cp "build/vm-results/$name/a/$json" "$out/$where-$drv-$round.json" 2>/dev/null ||
-				echo "# round $round, $drv: no $json" >&2
+				echo "# round $round, $inst: no results" >&2
+			for drv in ${inst//+/ }; do
+				json=rddp-bench-$drv.json
+				[ "$drv" = tcp ] && json=iperf3.json
+				cp "build/vm-results/$name/a/$json" "$out/$where-$drv-$round.json" \
+					2>/dev/null || echo "# round $round, $drv: no $json" >&2
+			done
 		done
 	done
 	[ -s "$all" ] || { tail -30 "build/vm-results/bench-$where.log"; rddp_die "no results ($all)"; }
 	echo "== $where: perftest, one instance per driver and round over dummy0 (medians of $n)"
 	table <(grep -v '^tcp ' "$all") # iperf3's rates: the report's TCP table
 	grep -E '^vm-bench' "build/vm-results/bench-$where.log" || true
-	report "$where"
+	report "$where" "${drivers[@]}"
 }
 
 # two_guests ROUNDS: ROUNDS boots of two qemu guests (tests/vm/bench.sh:
@@ -196,7 +217,7 @@ two_guests() {
 	echo "== two qemu guests over virtio-net (TCG; perftest, medians of $n)"
 	table <(grep -v '^tcp ' "$all")
 	grep -E '^vm-bench' build/vm-results/bench-qemu2.log || true
-	report qemu2
+	report qemu2 rddp rddp-nocrc siw tcp
 }
 
 if [ "$qemu" = 1 ]; then

@@ -4,14 +4,19 @@
 # Linux by tools/bench.sh: kernel code at native speed, one CPU): perftest
 # server and client in the same guest over dummy0, then rddp-bench in
 # loopback. DRIVER (the first argument) is rddp (its defaults, CRC on),
-# rddp-nocrc (mpa_crc=0), siw (its defaults: no CRC) or tcp: iperf3 over
+# rddp-nocrc (mpa_crc=0), rddp-sctp (rddp0's connections over DDP over
+# SCTP, draft-ietf-rddp-sctp-00: no MPA, so no MPA CRC; SCTP's own CRC32c
+# covers each packet), siw (its defaults: no CRC) or tcp: iperf3 over
 # the same path (a TCP connection to the guest's own address), the
 # ceiling a socket reaches, at rddp-bench's bandwidth sizes. Results go
 # to $RDDP_RESULTS/bench.txt as "DRIVER TEST SIZE VALUE UNIT" lines,
-# rddp-bench's to $RDDP_RESULTS/rddp-bench.json and iperf3's (tcp) to
+# rddp-bench's to $RDDP_RESULTS/rddp-bench-DRIVER.json and iperf3's (tcp) to
 # $RDDP_RESULTS/iperf3.json (a JSON array of iperf3 -J documents);
 # tools/bench.sh boots one instance per driver and round, the drivers
-# alternating, and takes the medians. The module is never unloaded:
+# alternating, and takes the medians. DRIVER rddp+rddp-sctp runs both
+# series in one boot, rddp's then rddp-sctp's on the same rddp0 (make
+# check's quick run, which has no time for a boot of its own for SCTP).
+# The module is never unloaded:
 # power-off ends the round. With the second argument `quick` (BENCH=quick,
 # make check) every series runs briefly: a smoke run, its figures noise;
 # `short`: fewer sizes (make bench's qemu guest, where all is emulated).
@@ -21,8 +26,9 @@ set -u
 # shellcheck source=tests/vm/lib.sh
 . "$(dirname "$0")/lib.sh"
 
-drv=${1:?usage: bench-one.sh rddp|rddp-nocrc|siw|tcp [full|short|quick]}
+drv=${1:?usage: bench-one.sh rddp|rddp-nocrc|rddp-sctp|rddp+rddp-sctp|siw|tcp [full|short|quick]}
 mode=${2:-full}
+ctl=/rddp/build/cmake/userspace/rddpctl/rddpctl
 out=$RDDP_RESULTS/bench.txt
 : >"$out"
 ip=198.51.100.1
@@ -56,66 +62,123 @@ if [ "$drv" = tcp ]; then
 	exit 0
 fi
 
-case $drv in
-rddp) mod=rddp dev=rddp0 params=() ;;
-rddp-nocrc) mod=rddp dev=rddp0 params=(mpa_crc=0) ;;
-siw) mod=siw dev=siw0 params=() ;;
-*) t_fail "no driver '$drv' (rddp, rddp-nocrc, siw)"; exit 1 ;;
-esac
-t_run "modprobe $mod ${params[*]}" modprobe "$mod" "${params[@]}"
-t_run "rdma link add $dev" rdma link add "$dev" type "$mod" netdev dummy0
-for t in "ib_write_bw 65536" "ib_read_bw 65536" "ib_send_bw 65536" \
-	"ib_write_bw 4096" "ib_read_lat 64 -e" "ib_send_lat 64 -e"; do
-	set -- $t
-	# perftest calibrates its cycle counter against gettimeofday(), which
-	# UML emulates through ptrace: under host load the fit fails now and
-	# then and the run reports 0.00 (bandwidth) or inf (latency). Such a
-	# run is repeated, three runs at most.
-	for try in 1 2 3; do
-		r=$(perf_local_pair "$dev" "$ip" "$1" -s "$2" "${@:3}" -n "$iters" |
-			tee -a /tmp/bench-c.log | perf_row)
-		case $1 in
-		*_bw) v=$(awk '{print $4}' <<<"$r") unit=MB/s ;;
-		*) v=$(awk '{print $5}' <<<"$r") unit=us ;;
-		esac
-		[[ ${v:-} =~ ^[0-9]*\.?[0-9]+$ ]] &&
-			awk -v v="$v" 'BEGIN { exit !(v + 0 > 0) }' && break
-		echo "# $drv $1 $2: no rate (${v:-?}), run $try"
-	done
-	echo "$drv $1 $2 ${v:-?} $unit" >>"$out"
-	if [ "$mode" = quick ] && ! [[ ${v:-} =~ [1-9] ]]; then
-		# A quick run judges no figure: under a loaded host (make
-		# check) perftest's clock fit fails more often.
-		t_skip "$drv $1 $2: ${v:-?} $unit" "perftest measured no rate (its clock calibration)"
-		continue
+# load DRV: the driver's module and device (rddp-sctp: rddp0, then SCTP).
+load() {
+	local mod params=()
+	case $1 in
+	rddp | rddp-sctp) mod=rddp dev=rddp0 ;;
+	rddp-nocrc) mod=rddp dev=rddp0 params=(mpa_crc=0) ;;
+	siw) mod=siw dev=siw0 ;;
+	*) t_fail "no driver '$1' (rddp, rddp-nocrc, rddp-sctp, siw)"; exit 1 ;;
+	esac
+	if ! [ -e "/sys/class/infiniband/$dev" ]; then
+		t_run "modprobe $mod ${params[*]}" modprobe "$mod" "${params[@]}"
+		t_run "rdma link add $dev" rdma link add "$dev" type "$mod" netdev dummy0
 	fi
-	t_like "$drv $1 $2: ${v:-?} $unit" '^[0-9.]*[1-9][0-9.]*$' echo "${v:-}"
-done
+	perf_sctp=0 # lib.sh's perf_local_pair: wait for the SCTP listener too
+	[ "$1" = rddp-sctp ] || return 0
+	# SCTP and its cookie HMAC before the first listen (as sctp-two.sh;
+	# Documentation/testing.md), then every connection rddp0 initiates
+	# goes over SCTP (its listeners take both).
+	perf_sctp=1
+	t_run "modprobe sctp hmac md5" modprobe -a sctp hmac md5
+	t_run "rddpctl dev set rddp0 transport sctp" $ctl dev set rddp0 transport sctp
+	t_like "rddpctl dev show rddp0: transport sctp" ' transport sctp$' $ctl dev show rddp0
+}
 
-# rddp-bench (userspace/rddp-bench) on the same device: Write, Read and
-# Send bandwidth over the sizes above (queue depth 16, one QP), latency
-# (p50/p99/p99.9), the connection setup rate and memory per QP, as Google
-# Benchmark JSON that tools/bench.sh collects under build/bench/ and
-# tools/bench-report.py tabulates and plots.
+# perftest DRV: perftest's series on $dev, a "DRV TEST SIZE VALUE UNIT"
+# line each.
+perftest() {
+	local drv=$1 t try r v unit
+	for t in "ib_write_bw 65536" "ib_read_bw 65536" "ib_send_bw 65536" \
+		"ib_write_bw 4096" "ib_read_lat 64 -e" "ib_send_lat 64 -e"; do
+		set -- $t
+		# perftest calibrates its cycle counter against gettimeofday(),
+		# which UML emulates through ptrace: under host load the fit
+		# fails now and then and the run reports 0.00 (bandwidth) or inf
+		# (latency). Such a run is repeated, three runs at most.
+		for try in 1 2 3; do
+			r=$(perf_local_pair "$dev" "$ip" "$1" -s "$2" "${@:3}" -n "$iters" |
+				tee -a /tmp/bench-c.log | perf_row)
+			case $1 in
+			*_bw) v=$(awk '{print $4}' <<<"$r") unit=MB/s ;;
+			*) v=$(awk '{print $5}' <<<"$r") unit=us ;;
+			esac
+			[[ ${v:-} =~ ^[0-9]*\.?[0-9]+$ ]] &&
+				awk -v v="$v" 'BEGIN { exit !(v + 0 > 0) }' && break
+			echo "# $drv $1 $2: no rate (${v:-?}), run $try"
+		done
+		echo "$drv $1 $2 ${v:-?} $unit" >>"$out"
+		if [ "$mode" = quick ] && ! [[ ${v:-} =~ [1-9] ]]; then
+			# A quick run judges no figure: under a loaded host
+			# (make check) perftest's clock fit fails more often.
+			t_skip "$drv $1 $2: ${v:-?} $unit" "perftest measured no rate (its clock calibration)"
+			continue
+		fi
+		t_like "$drv $1 $2: ${v:-?} $unit" '^[0-9.]*[1-9][0-9.]*$' echo "${v:-}"
+	done
+}
+
+# rddp_bench DRV: rddp-bench (userspace/rddp-bench) on the same device:
+# Write, Read and Send bandwidth over the sizes above (queue depth 16, one
+# QP), latency (p50/p99/p99.9), the connection setup rate and memory per
+# QP, as Google Benchmark JSON ($RDDP_RESULTS/rddp-bench-DRV.json) that
+# tools/bench.sh collects under build/bench/ and tools/bench-report.py
+# tabulates and plots.
 # siw refuses ibv_create_cq (EAGAIN) before 100 loopback connections in
 # our guests (UML and qemu), so its qp_memory benchmarks may fail: reported
 # as skipped, every other benchmark still counts (the report shows no
 # memory for it).
-t_run "modprobe rdma_ucm" modprobe rdma_ucm
-json=$RDDP_RESULTS/rddp-bench.json
-name="$drv rddp-bench: bw $bw_sizes, latency $lat_sizes, setup rate, memory at $mem_qps QPs"
-_t_exec "$name" timeout 900 /rddp/build/cmake/userspace/rddp-bench/rddp-bench --loopback $ip \
-	--sizes "$bw_sizes" --lat-sizes "$lat_sizes" --tests bw,lat,conn,mem --mem-qps "$mem_qps" \
-	--benchmark_min_time="$min_time" --benchmark_out="$json" --benchmark_out_format=json
+rddp_bench() {
+	local drv=$1 name
+	json=$RDDP_RESULTS/rddp-bench-$drv.json
+	name="$drv rddp-bench: bw $bw_sizes, latency $lat_sizes, setup rate, memory at $mem_qps QPs"
+	_t_exec "$name" timeout 900 /rddp/build/cmake/userspace/rddp-bench/rddp-bench --loopback $ip \
+		--sizes "$bw_sizes" --lat-sizes "$lat_sizes" --tests bw,lat,conn,mem --mem-qps "$mem_qps" \
+		--benchmark_min_time="$min_time" --benchmark_out="$json" --benchmark_out_format=json
+	if [ "$_t_rc" -eq 0 ]; then
+		t_ok "$name"
+	elif [ "$drv" = siw ] && only_memory_failed; then
+		t_skip "$name" "siw's qp_memory failed: $(jq -r '[.benchmarks[] | select(.error_occurred) |
+			.error_message] | first' "$json")"
+	else
+		t_fail "$name" "$(tail -20 <<<"$_t_out")"
+	fi
+}
 only_memory_failed() {
 	jq -e '[.benchmarks[] | select(.error_occurred)] |
 		length > 0 and all(.name | startswith("qp_memory"))' "$json" >/dev/null 2>&1
 }
-if [ "$_t_rc" -eq 0 ]; then
-	t_ok "$name"
-elif [ "$drv" = siw ] && only_memory_failed; then
-	t_skip "$name" "siw's qp_memory failed: $(jq -r '[.benchmarks[] | select(.error_occurred) |
-		.error_message] | first' "$json")"
-else
-	t_fail "$name" "$(tail -20 <<<"$_t_out")"
-fi
+
+# transport DRV: the transport each rddp series really ran on, from rddp's
+# counters in rddp-bench's JSON (its bandwidth and latency runs): SCTP
+# DATA chunks in every run of rddp-sctp, none in rddp's and rddp-nocrc's
+# (TCP); and rddp0's own count of them after rddp-sctp's series.
+transport() {
+	case $1 in
+	rddp-sctp)
+		t_run "$1 rddp-bench JSON: SCTP DATA chunks in every run" sctp_chunks '> 0'
+		t_run "$1: rddp0's perftest and rddp-bench traffic went over SCTP" \
+			rddp_counter_above sctp_tx_chunks 1000
+		;;
+	rddp | rddp-nocrc)
+		t_run "$1 rddp-bench JSON: no SCTP DATA chunk (TCP)" sctp_chunks '== 0'
+		;;
+	esac
+}
+sctp_chunks() { # JQ-TEST: every bandwidth and latency run's chunks pass it
+	jq -e "[.benchmarks[] | select(.name | test(\"_(bw|lat)/\")) |
+		select(.error_occurred // false | not)] |
+		length > 0 and all(.rddp_sctp_tx_chunks_per_iter $1)" "$json"
+}
+
+t_run "modprobe rdma_ucm" modprobe rdma_ucm
+case $drv in
+*+*) [ "$drv" = rddp+rddp-sctp ] || { t_fail "no driver pair '$drv' (rddp+rddp-sctp)"; exit 1; } ;;
+esac
+for d in ${drv//+/ }; do
+	load "$d"
+	perftest "$d"
+	rddp_bench "$d"
+	transport "$d"
+done

@@ -6,10 +6,12 @@
 # and carries bytes_per_second, latency percentiles and rddp's counters;
 # a missing device, a bad address, a refused connection, a server that
 # dies mid-run and a bad option end the program with their reason, never
-# a hang. A smoke test, not a measurement: no timing is checked. The
-# servers run without `timeout` (their PIDs are the ones signalled); the
-# guest's watchdog bounds them. The module is not unloaded (on UML 6.1
-# rmmod can livelock, Documentation/testing.md); link delete ends it.
+# a hang; then the loopback run again over DDP over SCTP, whose JSON must
+# count SCTP DATA chunks (none over TCP). A smoke test, not a
+# measurement: no timing is checked. The servers run without `timeout`
+# (their PIDs are the ones signalled); the guest's watchdog bounds them.
+# The module is not unloaded (on UML 6.1 rmmod can livelock,
+# Documentation/testing.md); link delete ends it.
 # With the argument `siw` or `rddp-nocrc`, one loopback run of every
 # benchmark on upstream siw (where it exists: the debug kernels, UML's) or
 # on rddp with mpa_crc=0 (siw's setting), for figures side by side; on siw
@@ -119,6 +121,8 @@ t_run "loopback JSON: one device, so as many FPDUs received as sent" jqt "$lo" \
 	'all(.benchmarks[]; .rddp_rx_fpdus_per_iter == .rddp_tx_fpdus_per_iter)'
 t_run "loopback JSON: CRC on (rddp's default), so nothing lent zero-copy" jqt "$lo" \
 	'all(.benchmarks[]; .rddp_zcopy_bytes_per_iter == 0)'
+t_run "loopback JSON: TCP (the default transport), so no SCTP DATA chunk" jqt "$lo" \
+	'all(.benchmarks[]; .rddp_sctp_tx_chunks_per_iter == 0)'
 
 summary "$lo" | tee -a "$RDDP_RESULTS/tap.txt"
 
@@ -191,5 +195,23 @@ t_run "loopback, CRC off: Write bandwidth 64 KiB" \
 t_run "CRC off JSON: most of the payload went zero-copy" jqt "$zc" \
 	'.benchmarks[0].rddp_zcopy_bytes_per_iter >= 32768'
 summary "$zc" | tee -a "$RDDP_RESULTS/tap.txt"
+
+# The same over DDP over SCTP (draft-ietf-rddp-sctp-00, make bench's
+# rddp-sctp series): rddp0's connections go over SCTP, loaded with its
+# cookie HMAC before the first listen (Documentation/testing.md), and the
+# JSON shows SCTP's DATA chunks in every run. No MPA there, so the CRC
+# setting above does not apply.
+t_run "modprobe sctp hmac md5" modprobe -a sctp hmac md5
+t_run "rddpctl dev set rddp0 transport sctp" \
+	/rddp/build/cmake/userspace/rddpctl/rddpctl dev set rddp0 transport sctp
+sc=$RDDP_RESULTS/bench-sctp.json
+t_run "loopback over SCTP: write, read, send; bandwidth 4 KiB and 64 KiB, latency 64 B" \
+	timeout 300 $bench --loopback $ip --sizes 4K,64K --lat-sizes 64 --depth 8 "${quick[@]}" \
+	--benchmark_out="$sc" --benchmark_out_format=json
+t_run "SCTP JSON: 9 benchmarks on rddp0, none failed, bytes moved, p50 <= p99" jqt "$sc" \
+	'(.benchmarks | length == 9) and all(.benchmarks[]; (.error_occurred // false | not) and .label == "rddp0" and ((.bytes_per_second // 0) > 0 or (.p50_us > 0 and .p50_us <= .p99_us)))'
+t_run "SCTP JSON: SCTP DATA chunks in every run, no CRC or framing error, no Terminate" jqt "$sc" \
+	'all(.benchmarks[]; .rddp_sctp_tx_chunks_per_iter >= 1 and .rddp_crc_errors == 0 and .rddp_framing_errors == 0 and .rddp_terminates == 0)'
+summary "$sc" | tee -a "$RDDP_RESULTS/tap.txt"
 
 t_run "rdma link delete rddp0" rdma link delete rddp0

@@ -267,7 +267,9 @@ perf_server() {
 perf_client() { timeout 120 "$@" -R -d "$RDDP_DEV" -F "$RDDP_PEER_IP"; }
 # perf_local_pair DEV ADDR TOOL ARGS...: perftest's server on DEV in this
 # guest and, once it listens, its client to ADDR (both bounded by 120 s);
-# prints the client's output, returns its status.
+# prints the client's output, returns its status. With perf_sctp=1 (DEV's
+# transport is SCTP) the client also waits for the server's SCTP endpoint
+# (t_sctp_listening): rddp's SCTP listen follows its TCP one.
 perf_local_pair() {
 	local dev=$1 addr=$2 base spid rc
 	shift 2
@@ -275,6 +277,7 @@ perf_local_pair() {
 	timeout 120 "$@" -R -d "$dev" -F >/tmp/perf-local-s.log 2>&1 &
 	spid=$!
 	t_listening "$base" "$spid"
+	[ "${perf_sctp:-0}" = 1 ] && t_sctp_listening 18515 20 # perftest's port
 	timeout 120 "$@" -R -d "$dev" -F "$addr" 2>&1
 	rc=$?
 	wait "$spid"
@@ -320,6 +323,20 @@ t_port_listening() {
 		_t_listeners | grep -q ":$hex/" && return 0
 		sleep 0.1
 	done
+	return 1
+}
+# t_sctp_listening PORT [SECONDS]: wait (20 s by default) until an SCTP
+# endpoint is bound to PORT (/proc/net/sctp/eps, its 6th field). rdma_cm
+# shows a listener, and the TCP one exists, before rddp's SCTP listen has
+# returned (which may first load sctp.ko).
+t_sctp_listening() {
+	local i
+	for ((i = 0; i < ${2:-20} * 10; i++)); do
+		awk -v p="$1" '$6 == p { f = 1 } END { exit !f }' /proc/net/sctp/eps 2>/dev/null &&
+			return 0
+		sleep 0.1
+	done
+	echo "# no SCTP endpoint on port $1"
 	return 1
 }
 # t_listeners_gone BEFORE: wait (30 s at most) until no TCP listener but

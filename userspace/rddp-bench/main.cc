@@ -209,6 +209,11 @@ void ReportCounters(benchmark::State& state, const CounterValues& delta) {
                         "term_rx_ddp", "term_rx_mpa"})
     terminates += get(t);
   state.counters["rddp_terminates"] = terminates;
+  // DDP over SCTP (rddpctl dev set DEV transport sctp): its DATA chunks
+  // per iteration, zero over TCP; chunks held for their DDP-SSN in all.
+  state.counters["rddp_sctp_tx_chunks_per_iter"] =
+      benchmark::Counter(get("sctp_tx_chunks"), per_iter);
+  state.counters["rddp_sctp_rx_held"] = get("sctp_rx_held");
 }
 
 void RunOne(benchmark::State& state, Bench& b, Test test, const Config& c) {

@@ -2,8 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0
 # `make bench`: perftest between two guests over virtio-net: rddp in both
 # (its defaults: CRC on), rddp in both with mpa_crc=0 (no CRC, so zero-copy
-# TX), then upstream siw in both (rddp unloaded: they never share a kernel;
-# siw's defaults: no CRC), in the same run. Guest a is the server. Results
+# TX), rddp in both over DDP over SCTP (rddp-sctp: `rddpctl dev set rddp0
+# transport sctp`, draft-ietf-rddp-sctp-00; no MPA, so no MPA CRC), then
+# upstream siw in both (rddp unloaded: they never share a kernel; siw's
+# defaults: no CRC; siw has no SCTP), in the same run. Guest a is the server. Results
 # go to $RDDP_RESULTS/bench.txt as "DRIVER TEST SIZE VALUE UNIT" lines;
 # tools/bench.sh prints them side by side with ratios. After perftest,
 # rddp-bench with each driver (server in a, client in b: bandwidth at
@@ -16,12 +18,21 @@ set -u
 
 out=$RDDP_RESULTS/bench.txt
 : >"$out"
-# bench_client ARGS: perf_client, its output kept in /tmp/bench-client.out
+# bench_client ARGS: perf_client, its output kept in /tmp/bench-client.out.
+# Over SCTP a refused connection (-111) is tried again (3 tries): the
+# server is deemed listening once its TCP listener is up (lib.sh's both),
+# and rddp's SCTP listen comes after it.
 bench_client() {
-	local rc
-	perf_client "$@" >/tmp/bench-client.out 2>&1
-	rc=$?
-	cat /tmp/bench-client.out
+	local rc try
+	for try in 1 2 3; do
+		perf_client "$@" >/tmp/bench-client.out 2>&1
+		rc=$?
+		cat /tmp/bench-client.out
+		[ "$rc" -ne 0 ] && [ "$drv" = rddp-sctp ] && [ "$try" -lt 3 ] &&
+			grep -q 'error: -111' /tmp/bench-client.out || break
+		echo "# refused: the server's SCTP listener was not up yet; again"
+		sleep 1
+	done
 	return "$rc"
 }
 
@@ -58,7 +69,9 @@ rddp_bench() {
 		# No `timeout`: its PID is the one signalled; the watchdog bounds it.
 		$bench --server "$RDDP_LOCAL_IP" >"/tmp/rddp-bench-server-$drv.log" 2>&1 &
 		spid=$!
-		t_run "$drv rddp-bench server" t_listening "$base" "$spid" && : >"$mark"
+		# Over SCTP the listener is ready once its SCTP endpoint is.
+		t_run "$drv rddp-bench server" t_listening "$base" "$spid" &&
+			{ [ "$drv" != rddp-sctp ] || t_sctp_listening 18515; } && : >"$mark"
 		t_barrier "rddp-bench-$drv" 900
 		kill -TERM "$spid"
 		wait "$spid"
@@ -73,14 +86,21 @@ rddp_bench() {
 }
 
 t_run "modprobe rdma_ucm" modprobe rdma_ucm
-for drv in rddp rddp-nocrc siw; do
+for drv in rddp rddp-nocrc rddp-sctp siw; do
 	case $drv in
-	rddp | rddp-nocrc)
+	rddp | rddp-nocrc | rddp-sctp)
 		params=()
 		[ "$drv" = rddp-nocrc ] && params=(mpa_crc=0)
 		t_run "modprobe rddp ${params[*]}" modprobe rddp "${params[@]}"
 		t_run "rdma link add" rdma link add rddp0 type rddp netdev eth0
 		RDDP_DEV=rddp0 mod=rddp
+		if [ "$drv" = rddp-sctp ]; then
+			# SCTP and its cookie HMAC before the first listen (as
+			# sctp-two.sh); b initiates, so its setting counts.
+			t_run "modprobe sctp hmac md5" modprobe -a sctp hmac md5
+			t_run "rddpctl dev set rddp0 transport sctp" \
+				/rddp/build/cmake/userspace/rddpctl/rddpctl dev set rddp0 transport sctp
+		fi
 		;;
 	siw)
 		t_run "modprobe siw" modprobe siw
@@ -106,6 +126,8 @@ for drv in rddp rddp-nocrc siw; do
 		t_like "$drv $tool $size (client): ${v:-?} $unit" '^[0-9.]+$' echo "${v:-}"
 	done
 	rddp_bench "$drv"
+	[ "$drv" = rddp-sctp ] && t_run "$drv: rddp0's traffic went over SCTP" \
+		rddp_counter_above sctp_tx_chunks 1000
 	t_run "rdma link delete" rdma link delete "$RDDP_DEV"
 	t_run "rmmod $mod" rmmod "$mod"
 	t_barrier "unloaded-$drv"

@@ -16,9 +16,9 @@
 #    (rddp, rddp without CRC, rddp over SCTP, siw, and TCP: iperf3 over
 #    the same path) alternating; perftest, then rddp-bench.
 # rddp over SCTP (rddp-sctp: `rddpctl dev set rddp0 transport sctp`, DDP
-# over SCTP, no MPA and so no MPA CRC) runs in the one-guest places (UML
-# and qemu1) beside rddp over TCP and siw (which has no SCTP); the tables
-# add its ratios to siw and to rddp over TCP, with and without its CRC.
+# over SCTP, no MPA and so no MPA CRC) runs in every place beside rddp
+# over TCP and siw (which has no SCTP); the tables add its ratios to siw
+# and to rddp over TCP, with and without its CRC.
 # rddp-bench's and iperf3's JSON per place, driver and round go to
 # build/bench/WHERE-DRIVER-ROUND.json (WHERE: uml, qemu1, qemu2), which
 # tools/bench-report.py tabulates and plots (build/bench/report-WHERE.md,
@@ -36,7 +36,7 @@ cd "$RDDP_TOP"
 # table FILE: "DRIVER TEST SIZE VALUE UNIT" lines, side by side per driver
 # (the median where a test ran several times), with ratios to siw and
 # rddp-sctp's to rddp over TCP (with its CRC, and without: SCTP carries no
-# MPA CRC); "-" where a driver has no figure (qemu2 has no rddp-sctp).
+# MPA CRC); "-" where a driver has no figure.
 table() {
 	printf '%-14s %8s %14s %14s %14s %14s %9s %9s %9s %10s %10s\n' test size rddp rddp-nocrc \
 		rddp-sctp siw rddp/siw nocrc/siw sctp/siw sctp/rddp sctp/nocrc
@@ -85,7 +85,7 @@ count() { # RC: one check passed (0) or failed
 py=/usr/bin/python3
 [ -x "$py" ] || py=python3
 # rddp-sctp: rddp0's connections over DDP over SCTP (draft-ietf-rddp-sctp;
-# siw has no SCTP), in the one-guest places only.
+# siw has no SCTP).
 drivers=(rddp rddp-nocrc rddp-sctp siw tcp)
 mkdir -p "$out" build/vm-results
 
@@ -189,7 +189,8 @@ one_guest() {
 }
 
 # two_guests ROUNDS: ROUNDS boots of two qemu guests (tests/vm/bench.sh:
-# iperf3, then rddp, rddp without CRC and siw in turn in each boot);
+# iperf3, then rddp, rddp without CRC, rddp over SCTP and siw in turn in
+# each boot);
 # perftest's medians, then the report.
 two_guests() {
 	local n=$1 round name r drv all=build/vm-results/bench-qemu2.txt
@@ -198,7 +199,8 @@ two_guests() {
 	: >build/vm-results/bench-qemu2.log
 	for round in $(seq "$n"); do
 		name=bench-qemu2-$round
-		rddp_log "two qemu guests (TCG), round $round of $n: iperf3, rddp, rddp without CRC, siw"
+		rddp_log "two qemu guests (TCG), round $round of $n: iperf3, rddp, rddp without CRC," \
+			"rddp over SCTP, siw"
 		r=0
 		run_instance qemu2 "$round" --kernel stock --topology two --name "$name" --timeout 2400 \
 			--ko build/kmod-stock/rddp.ko --ko-b "$ko" --ko-a "$ko" tests/vm/bench.sh \
@@ -206,7 +208,7 @@ two_guests() {
 		count "$r"
 		cat "build/vm-results/$name/b/bench.txt" >>"$all" 2>/dev/null ||
 			echo "# two qemu guests, round $round: no results" >&2
-		for drv in rddp rddp-nocrc siw; do
+		for drv in rddp rddp-nocrc rddp-sctp siw; do
 			cp "build/vm-results/$name/b/rddp-bench-$drv.json" "$out/qemu2-$drv-$round.json" ||
 				echo "# two qemu guests, round $round, $drv: no rddp-bench JSON" >&2
 		done
@@ -217,7 +219,7 @@ two_guests() {
 	echo "== two qemu guests over virtio-net (TCG; perftest, medians of $n)"
 	table <(grep -v '^tcp ' "$all")
 	grep -E '^vm-bench' build/vm-results/bench-qemu2.log || true
-	report qemu2 rddp rddp-nocrc siw tcp
+	report qemu2 "${drivers[@]}"
 }
 
 if [ "$qemu" = 1 ]; then

@@ -83,7 +83,7 @@ load() {
 	perf_sctp=1
 	t_run "modprobe sctp hmac md5" modprobe -a sctp hmac md5
 	t_run "rddpctl dev set rddp0 transport sctp" $ctl dev set rddp0 transport sctp
-	t_like "rddpctl dev show rddp0: transport sctp" ' transport sctp$' $ctl dev show rddp0
+	t_like "rddpctl dev show rddp0: transport sctp" ' transport sctp( |$)' $ctl dev show rddp0
 }
 
 # perftest DRV: perftest's series on $dev, a "DRV TEST SIZE VALUE UNIT"

@@ -103,10 +103,15 @@ t_like "--help" '^usage: rddp-bench' $bench --help
 t_like "--benchmark_list_tests names every benchmark" 'send_lat/size:64' \
 	$bench --loopback $ip --benchmark_list_tests
 
+# loopback_run NAME JSON: write, read and send, bandwidth at 4 KiB and
+# 64 KiB, latency at 64 B, briefly, into JSON (over TCP, then over SCTP).
+loopback_run() {
+	t_run "$1: write, read, send; bandwidth 4 KiB and 64 KiB, latency 64 B" \
+		timeout 300 $bench --loopback $ip --sizes 4K,64K --lat-sizes 64 --depth 8 "${quick[@]}" \
+		--benchmark_out="$2" --benchmark_out_format=json
+}
 lo=$RDDP_RESULTS/bench-loopback.json
-t_run "loopback: write, read, send; bandwidth 4 KiB and 64 KiB, latency 64 B" \
-	timeout 300 $bench --loopback $ip --sizes 4K,64K --lat-sizes 64 --depth 8 "${quick[@]}" \
-	--benchmark_out="$lo" --benchmark_out_format=json
+loopback_run loopback "$lo"
 t_run "loopback JSON: 9 benchmarks, none failed, all on rddp0" jqt "$lo" \
 	'(.benchmarks | length == 9) and all(.benchmarks[]; (.error_occurred // false | not) and .label == "rddp0")'
 t_run "loopback JSON: every bandwidth run moved bytes" jqt "$lo" \
@@ -205,9 +210,7 @@ t_run "modprobe sctp hmac md5" modprobe -a sctp hmac md5
 t_run "rddpctl dev set rddp0 transport sctp" \
 	/rddp/build/cmake/userspace/rddpctl/rddpctl dev set rddp0 transport sctp
 sc=$RDDP_RESULTS/bench-sctp.json
-t_run "loopback over SCTP: write, read, send; bandwidth 4 KiB and 64 KiB, latency 64 B" \
-	timeout 300 $bench --loopback $ip --sizes 4K,64K --lat-sizes 64 --depth 8 "${quick[@]}" \
-	--benchmark_out="$sc" --benchmark_out_format=json
+loopback_run "loopback over SCTP" "$sc"
 t_run "SCTP JSON: 9 benchmarks on rddp0, none failed, bytes moved, p50 <= p99" jqt "$sc" \
 	'(.benchmarks | length == 9) and all(.benchmarks[]; (.error_occurred // false | not) and .label == "rddp0" and ((.bytes_per_second // 0) > 0 or (.p50_us > 0 and .p50_us <= .p99_us)))'
 t_run "SCTP JSON: SCTP DATA chunks in every run, no CRC or framing error, no Terminate" jqt "$sc" \

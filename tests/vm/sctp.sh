@@ -71,21 +71,7 @@ wait_listen() {
 	done
 	return 1
 }
-# wait_sctp_listen PORT: an SCTP endpoint on PORT (20 s at most). rdma res
-# shows the cm_id LISTEN before the driver's listen has returned, and
-# rddp's SCTP listen comes after its TCP one and may load sctp.ko first
-# (seconds under UML's debug kernel: a client that went by the cm_id alone
-# was refused once).
-wait_sctp_listen() {
-	local i
-	for ((i = 0; i < 200; i++)); do
-		awk -v p="$1" '$6 == p { f = 1 } END { exit !f }' /proc/net/sctp/eps 2>/dev/null && return 0
-		sleep 0.1
-	done
-	echo "# no SCTP endpoint on port $1"
-	return 1
-}
-listening_both() { wait_listen "$1" && wait_sctp_listen "$1"; }
+listening_both() { wait_listen "$1" && t_sctp_listening "$1"; }
 # stop_server PID: the server, once its client is done (2 s for it to end
 # by itself, then killed with its children).
 stop_server() {
@@ -129,7 +115,7 @@ rping_pair() {
 	rping_run 120 -s -a $ip -p "$3" -C "$2" -S "$1" -V >/tmp/rping-s.log 2>&1 &
 	local spid=$! rc src
 	wait_listen "$3" || echo "# no listener on port $3"
-	wait_sctp_listen "$3"
+	t_sctp_listening "$3"
 	rping_c 60 /tmp/rping-c.log -a $ip -p "$3" -C "$2" -S "$1" -V -v
 	rc=$?
 	if [ "$rc" -ne 0 ] || [ "$(grep -c '^ping data: ' /tmp/rping-c.log)" -ne "$2" ]; then
@@ -166,7 +152,7 @@ perf_once() {
 		timeout 120 "$tool" -R -d rddp0 -F "$@" >/tmp/perf-s.log 2>&1 &
 		spid=$!
 		t_listening "$base" "$spid" || echo "# $tool: the server did not listen"
-		wait_sctp_listen 18515	# perftest's port
+		t_sctp_listening 18515	# perftest's port
 		out=$(timeout 60 "$tool" -R -d rddp0 -F "$@" $ip 2>&1)
 		rc=$?
 		printf '%s\n' "$out"
@@ -337,7 +323,7 @@ hostile() {
 	local pp cp i t0=$SECONDS
 	timeout 40 "$probe" serve $ip "$2" --adaptation 2 --answer "$1" >/tmp/hs.log 2>&1 &
 	pp=$!
-	wait_sctp_listen "$2" || { _t_kill_tree "$pp"; return 1; }
+	t_sctp_listening "$2" || { _t_kill_tree "$pp"; return 1; }
 	timeout 30 rping -c -a $ip -p "$2" -C 3 -S 100 -V -v >/tmp/hc.log 2>&1 &
 	cp=$!
 	for ((i = 0; i < 200; i++)); do

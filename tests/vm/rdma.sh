@@ -18,7 +18,9 @@ t_run "rdma link add rddp0" rdma link add rddp0 type rddp netdev dummy0
 rping_pair() { # SIZE COUNT
 	rping_run 120 -s -a $ip -C "$2" -S "$1" -V >/tmp/rping-s.log 2>&1 &
 	local spid=$!
-	sleep 1
+	# The client once the server listens (a fixed second was not always
+	# enough for the first server under the debug kernel and TCG).
+	t_port_listening 7174 30 || echo "# no listener on port 7174 after 30 s"
 	rping_run 60 -c -a $ip -C "$2" -S "$1" -V -v >/tmp/rping-c.log 2>&1
 	local rc=$?
 	wait "$spid"

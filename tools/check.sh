@@ -79,21 +79,9 @@ if want deps; then
 	bash tools/deps.sh || rddp_die "installing dependencies failed"
 fi
 
-# Host: protocol core and tools.
+# Host: protocol core and tools. This configures build/cmake, whose compile
+# commands cxx-style reads in the background lane below.
 suite unit bash tools/unit-tests.sh
-suite coverage bash tools/coverage.sh
-suite fuzz bash tools/fuzz.sh "${RDDP_FUZZ_SECONDS:-15}"
-
-# Kernel module builds (both kernels) and static checks.
-suite kmod bash tools/kmod-check.sh
-# Debian packages: make deb, lintian, dkms build and install in a scratch tree
-# (the installed module loaded by modprobe in a qemu guest on Debian's
-# kernel), rddp-utils in a scratch root, module metadata, rddp-link@.service.
-suite package bash tools/package-check.sh
-# rddpctl and the test programs VM tests run from /rddp/build/cmake.
-suite userspace make -s userspace
-# C++ style: clang-format and clang-tidy over userspace/ and tests/.
-suite cxx-style bash tools/cxx-style.sh
 
 
 # VM tests, Debian's stock kernel then the debug kernel.
@@ -172,13 +160,29 @@ uml_tests=(tests/vm/kunit.sh tests/vm/link.sh tests/vm/verbs.sh tests/vm/rdma.sh
 	tests/vm/rddpctl.sh tests/vm/netns.sh tests/vm/hostile.sh tests/vm/liveness.sh tests/vm/churn.sh
 	tests/vm/bench-smoke.sh tests/vm/sctp.sh)
 # The UML kernel first: the self-test below builds a module against it.
-if want vm-selftest || want uml-debug; then
+if want uml-debug; then
 	flock "$logdir/.build.lock" bash tools/kernel/build-uml-kernel.sh debug \
 		>"$logdir/build-uml-kernel.log" 2>&1 ||
 		{ tail -30 "$logdir/build-uml-kernel.log"; rddp_die "UML kernel build failed"; }
 fi
 (
 	quiet=1
+	# The host suites that build into their own trees (build/coverage,
+	# build/fuzz, the package's stage) or only read (cxx-style) go first
+	# here, beside the foreground's kmod and the qemu lane, not before both
+	# lanes.
+	suite coverage bash tools/coverage.sh
+	suite fuzz bash tools/fuzz.sh "${RDDP_FUZZ_SECONDS:-15}"
+	# C++ style: clang-format and clang-tidy over userspace/ and tests/.
+	suite cxx-style bash tools/cxx-style.sh
+	# Debian packages: make deb, lintian, dkms build and install in a
+	# scratch tree (the installed module loaded by modprobe in a qemu guest
+	# on Debian's kernel), rddp-utils in a scratch root, module metadata,
+	# rddp-link@.service. Its make kmod-stock takes the build lock.
+	suite package bash tools/package-check.sh
+	# The harness proves it can fail under UML before this lane relies on
+	# it passing (the qemu part heads the qemu lane).
+	suite uml-debug-selftest bash tools/vm/selftest.sh uml
 	uml "${uml_tests[@]}" two faults
 	# make bench's quick mode: every series (rddp, rddp without CRC, siw,
 	# TCP) once, on the kernel and module built above; no figure judged.
@@ -189,9 +193,17 @@ uml_lane=$!
 # suite ends at its own timeout).
 trap 'kill "$uml_lane" 2>/dev/null' EXIT
 
-# The harness proves it can fail (in qemu and UML) before the qemu lane
-# relies on it passing.
-suite vm-selftest bash tools/vm/selftest.sh
+# Kernel module builds (both kernels) and static checks, under the build
+# lock: they build build/kmod-stock and build/kmod-debug, which the
+# background lane's package suite and the qemu lane use.
+suite kmod flock "$logdir/.build.lock" bash tools/kmod-check.sh
+# rddpctl and the test programs VM tests run from /rddp/build/cmake; the
+# background lane builds there too, so under the build lock.
+suite userspace flock "$logdir/.build.lock" make -s userspace
+
+# The harness proves it can fail in qemu before the qemu lane relies on it
+# passing.
+suite vm-selftest bash tools/vm/selftest.sh qemu
 # hostile.sh here too: the hostile-peer suite on Debian's own kernel (its
 # debug-kernel run is uml-debug-hostile; qemu's, with kmemleak, comes with
 # RDDP_CHECK_QEMU_DEBUG=all). trace.sh only here: the UML kernels are
@@ -239,6 +251,13 @@ while read -r name p f s secs; do
 	total_pass=$((total_pass + p))
 	total_fail=$((total_fail + f))
 	total_skip=$((total_skip + s))
+done <"$results"
+# The failed checks by name, last, where a CI log's tail shows them (the
+# background lane's suites printed one line each).
+while read -r name p f s secs; do
+	[ "$f" -gt 0 ] || continue
+	echo "== $name failed:"
+	grep -E '^not ok |: exited with status ' "$logdir/$name.log" | head -10
 done <"$results"
 echo "check: $total_pass passed, $total_fail failed, $total_skip skipped"
 echo "$total_pass passed, $total_fail failed, $total_skip skipped"

@@ -175,7 +175,7 @@ fi
 log="$out/package-kmod-stock.log"
 if [ -z "$kver" ]; then
 	skipped "modinfo of build/kmod-stock/rddp.ko" "no 6.1 headers (make deps)"
-elif nice -n 19 make -s -j1 kmod-stock >"$log" 2>&1; then
+elif flock "$out/.build.lock" nice -n 19 make -s -j1 kmod-stock >"$log" 2>&1; then
 	check "modinfo of build/kmod-stock/rddp.ko: the same metadata" \
 		"$out/package-modinfo-stock.log" modinfo_ok build/kmod-stock/rddp.ko "$ver"
 else

@@ -34,9 +34,12 @@ _t_n=0
 
 # RDDP_TAP_PREFIX (e.g. "sctp: ") starts every check's name: a script run
 # inside another's boot (t_then) keeps its checks apart.
+# log.txt stamps each result with the guest's uptime: where a suite's time
+# goes, for make check's budget.
 _t_emit() {
 	_t_n=$((_t_n + 1))
 	echo "$1 $_t_n - ${RDDP_TAP_PREFIX:-}$2" | tee -a "$_t_tap"
+	echo "[uptime $(cut -d' ' -f1 /proc/uptime)] $1 $_t_n" >>"$_t_log"
 }
 
 t_ok() { _t_emit ok "$1"; }

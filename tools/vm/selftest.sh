@@ -3,14 +3,23 @@
 # Proves tools/vm/run.sh can fail: a kernel warning, a failing test, a test
 # script that dies partway and a hung guest must each fail the run, and a
 # clean run must pass. Runs on Debian's stock kernel in qemu (fast boot) and
-# on User-Mode Linux's debug kernel, where a KASAN report must fail a run too. Last line: `vm-selftest: N passed, N failed, N skipped`.
+# on User-Mode Linux's debug kernel, where a KASAN report must fail a run too.
+# Usage: selftest.sh [qemu|uml|all (default)]: make check runs each part at
+# the head of the lane it guards. Last line: `vm-selftest: N passed, N
+# failed, N skipped`.
 set -uo pipefail
 # shellcheck source=tools/lib.sh
 . "$(dirname "$0")/../lib.sh"
 cd "$RDDP_TOP" || exit 1
 
+part=${1:-all}
+case $part in
+qemu | uml | all) ;;
+*) rddp_die "selftest.sh [qemu|uml|all]" ;;
+esac
 pass=0 fail=0 n=0
-out=build/vm-results/selftest.log
+mkdir -p build/vm-results
+out=build/vm-results/selftest-$part.log
 : >"$out"
 expect() { # NAME WANT_RC(0|nonzero) REGEX run.sh-args...
 	local name=$1 want=$2 re=$3 rc=0 log
@@ -40,36 +49,40 @@ build_module() {
 	fi
 }
 
-mod=build/selftest
-build_module "/lib/modules/$(rddp_stock_kver)/build" "$mod"
+if [ "$part" != uml ]; then
+	mod=build/selftest
+	build_module "/lib/modules/$(rddp_stock_kver)/build" "$mod"
 
-expect "a clean run passes" 0 'ok .* - kernel log clean' \
-	--name selftest-clean tests/vm/smoke.sh
-expect "a kernel WARNING fails the run" 1 'not ok .* - kernel log clean' \
-	--name selftest-warn --ko "$mod/rddp_selftest_warn.ko" tests/vm/selftest-warn.sh
-expect "a failing test fails the run" 1 '^vm-selftest-fail: 4 passed, 1 failed, 0 skipped$' \
-	--name selftest-fail tests/vm/selftest-fail.sh
-expect "a test script that dies partway fails the run" 1 \
-	'not ok .* - guest ran to the end \(the test script exited 3\)' \
-	--name selftest-die tests/vm/selftest-fail.sh die
-expect "a hung guest is stopped and fails the run" 1 'not ok .* - guest finished in time' \
-	--name selftest-hang --timeout 20 tests/vm/selftest-fail.sh hang
+	expect "a clean run passes" 0 'ok .* - kernel log clean' \
+		--name selftest-clean tests/vm/smoke.sh
+	expect "a kernel WARNING fails the run" 1 'not ok .* - kernel log clean' \
+		--name selftest-warn --ko "$mod/rddp_selftest_warn.ko" tests/vm/selftest-warn.sh
+	expect "a failing test fails the run" 1 '^vm-selftest-fail: 4 passed, 1 failed, 0 skipped$' \
+		--name selftest-fail tests/vm/selftest-fail.sh
+	expect "a test script that dies partway fails the run" 1 \
+		'not ok .* - guest ran to the end \(the test script exited 3\)' \
+		--name selftest-die tests/vm/selftest-fail.sh die
+	expect "a hung guest is stopped and fails the run" 1 'not ok .* - guest finished in time' \
+		--name selftest-hang --timeout 20 tests/vm/selftest-fail.sh hang
+fi
 
 # The User-Mode Linux lane fails a run on the same reports, and on KASAN's.
-umod=build/selftest-uml
-build_module "$(bash tools/kernel/build-uml-kernel.sh debug)/build" "$umod" ARCH=um
-expect "UML: a clean run passes" 0 'ok .* - kernel log clean' \
-	--kernel uml-debug --name selftest-uml-clean tests/vm/smoke.sh
-expect "UML: a kernel WARNING fails the run" 1 'not ok .* - kernel log clean' \
-	--kernel uml-debug --name selftest-uml-warn --ko "$umod/rddp_selftest_warn.ko" \
-	tests/vm/selftest-warn.sh warn
-expect "UML: a KASAN report fails the run" 1 'KASAN: slab-out-of-bounds' \
-	--kernel uml-debug --name selftest-uml-kasan --ko "$umod/rddp_selftest_warn.ko" \
-	tests/vm/selftest-warn.sh kasan
-expect "UML: a failing test fails the run" 1 '^vm-selftest-uml-fail: 4 passed, 1 failed, 0 skipped$' \
-	--kernel uml-debug --name selftest-uml-fail tests/vm/selftest-fail.sh
-expect "UML: a hung guest is stopped and fails the run" 1 'not ok .* - guest finished in time' \
-	--kernel uml-debug --name selftest-uml-hang --timeout 20 tests/vm/selftest-fail.sh hang
+if [ "$part" != qemu ]; then
+	umod=build/selftest-uml
+	build_module "$(bash tools/kernel/build-uml-kernel.sh debug)/build" "$umod" ARCH=um
+	expect "UML: a clean run passes" 0 'ok .* - kernel log clean' \
+		--kernel uml-debug --name selftest-uml-clean tests/vm/smoke.sh
+	expect "UML: a kernel WARNING fails the run" 1 'not ok .* - kernel log clean' \
+		--kernel uml-debug --name selftest-uml-warn --ko "$umod/rddp_selftest_warn.ko" \
+		tests/vm/selftest-warn.sh warn
+	expect "UML: a KASAN report fails the run" 1 'KASAN: slab-out-of-bounds' \
+		--kernel uml-debug --name selftest-uml-kasan --ko "$umod/rddp_selftest_warn.ko" \
+		tests/vm/selftest-warn.sh kasan
+	expect "UML: a failing test fails the run" 1 '^vm-selftest-uml-fail: 4 passed, 1 failed, 0 skipped$' \
+		--kernel uml-debug --name selftest-uml-fail tests/vm/selftest-fail.sh
+	expect "UML: a hung guest is stopped and fails the run" 1 'not ok .* - guest finished in time' \
+		--kernel uml-debug --name selftest-uml-hang --timeout 20 tests/vm/selftest-fail.sh hang
+fi
 
 echo "vm-selftest: $pass passed, $fail failed, 0 skipped"
 [ "$fail" -eq 0 ]

@@ -983,7 +983,7 @@ int main(int argc, char** argv) {
   std::setvbuf(stdout, nullptr, _IOLBF, 0);
 
   addrinfo hints{}, *ai = nullptr;
-  hints.ai_family = AF_INET;
+  hints.ai_family = AF_UNSPEC;  // IPv4 or IPv6, as ADDR is written
   std::string port = std::to_string(kPort);
   if (getaddrinfo(argv[a], port.c_str(), &hints, &ai)) Die("getaddrinfo");
   if (serve || connect) {

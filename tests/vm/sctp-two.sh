@@ -12,8 +12,8 @@
 # then: no framing error or Terminate counted, chunks both ways, some held
 # for their turn (out-of-order arrivals, with the impaired wire) and some
 # tagged ones placed on arrival, no QP or cm_id left; with a second link
-# (run.sh --links 2), multihoming failover (below); `rdma link delete`,
-# rmmod.
+# (run.sh --links 2), multihoming failover over IPv4 and then over IPv6
+# (below); `rdma link delete`, rmmod.
 # Arguments: [QPS] [PINGS] [MAX_KIB] [EXPECT_HELD] (default 16, 50, 1024,
 # 1: the wire reorders, so sctp_rx_held and sctp_rx_placed_early must have
 # moved).
@@ -96,10 +96,30 @@ fi
 # Sized so that both runs outlast SCTP's confirmation of the second paths
 # (heartbeats; 15-22 s after the start in UML) and the cut (about 12 s):
 # they ended 32-55 s after the start.
+# The round runs over IPv4 (the harness's addresses), then over IPv6 (ULA
+# addresses added here, fd00:1::/64 on link 1 and fd00:2::/64 on link 2):
+# a socket bound to the device's IPv6 address adds the netns's other
+# global IPv6 addresses (cm_sctp.c, rddp_sctp_bind_more()).
 mh_pings=400 mh_qps=4 mh_ops=60
-mh_integ_server() { timeout 900 "$integrity" --serve "$RDDP_LOCAL_IP" "$mh_qps"; }
+# A round's addresses as programs take them: MH_L1 and MH_P1 this guest's
+# and the peer's on link 1 (the device's), MH_L2 and MH_P2 on link 2.
+mh_use() { MH_L1=$1 MH_P1=$2 MH_L2=$3 MH_P2=$4; }
+# mh_proc ADDR: ADDR as /proc/net/sctp prints it (%pI6: IPv6 in full, each
+# group four digits; for the "::" forms used here).
+mh_proc() {
+	local head tail h=() t=() g out="" i
+	[[ $1 == *::* ]] || { echo "$1"; return; }
+	head=${1%%::*} tail=${1#*::}
+	[ -n "$head" ] && IFS=: read -ra h <<<"$head"
+	[ -n "$tail" ] && IFS=: read -ra t <<<"$tail"
+	for g in "${h[@]}"; do out+=$(printf '%04x:' "0x$g"); done
+	for ((i = ${#h[@]} + ${#t[@]}; i < 8; i++)); do out+="0000:"; done
+	for g in "${t[@]}"; do out+=$(printf '%04x:' "0x$g"); done
+	echo "${out%:}"
+}
+mh_integ_server() { timeout 900 "$integrity" --serve "$MH_L1" "$mh_qps"; }
 mh_integ_client() {
-	timeout 900 "$integrity" --connect "$RDDP_PEER_IP" "$mh_qps" "$mh_ops" 2 "$max_kib"
+	timeout 900 "$integrity" --connect "$MH_P1" "$mh_qps" "$mh_ops" 2 "$max_kib"
 }
 # The peer's path to ADDR in each association: "COUNT STATE ..." (remaddr's
 # last field: 0 inactive, 1 potentially failed, 2 active, 3 unconfirmed).
@@ -120,46 +140,49 @@ mh_addrs() {
 		[ -n "$l" ] || continue
 		n=$((n + 1))
 		echo "$l" | cut -c1-160
-		for a in "$RDDP_LOCAL_IP" "$RDDP_LOCAL_IP2" "$RDDP_PEER_IP" "$RDDP_PEER_IP2"; do
+		for a in "$MH_L1" "$MH_L2" "$MH_P1" "$MH_P2"; do
+			a=$(mh_proc "$a")
 			[[ $l == *" $a "* || $l == *" *$a "* ]] || { echo "no $a"; return 1; }
 		done
 	done <<<"$(tail -n +2 /proc/net/sctp/assocs)"
 	[ "$n" -gt 0 ] || return 1
-	$ctl -j qp show dev rddp0 | jq -e --arg a "$RDDP_LOCAL_IP" \
+	$ctl -j qp show dev rddp0 | jq -e --arg a "$MH_L1" \
 		'[.[] | select(.connected and .state == "RTS")] | length > 0 and all(.local_addr == $a)'
 }
 mh_cut() { # PID...: the transfers, still running when link 1 is cut
-	local i t0 rx0 rx1 ok=1
-	for ((i = 0; i < 600; i++)); do
-		[ "$(mh_paths "$RDDP_PEER_IP2")" -ge $((mh_qps + 1)) ] && mh_all "$RDDP_PEER_IP2" 2 && break
+	local t0 rx0 rx1 ok=1 p1 p2
+	p1=$(mh_proc "$MH_P1") p2=$(mh_proc "$MH_P2")
+	t0=$SECONDS
+	while [ $((SECONDS - t0)) -lt 60 ]; do
+		[ "$(mh_paths "$p2")" -ge $((mh_qps + 1)) ] && mh_all "$p2" 2 && break
 		sleep 0.1
 	done
-	echo "before the cut: path 1 $(mh_states "$RDDP_PEER_IP"), path 2 $(mh_states "$RDDP_PEER_IP2")"
+	echo "before the cut: path 1 $(mh_states "$p1"), path 2 $(mh_states "$p2")"
 	mh_addrs || { echo "not multihomed"; return 1; }
 	kill -0 "$@" 2>/dev/null || { echo "a transfer ended before the cut"; return 1; }
 	rx0=$(rddp_counter sctp_rx_chunks)
 	: >/results/link1-down
 	t0=$SECONDS
 	echo "link 1 cut $((t0 - t_start)) s after the transfers started"
-	for ((i = 0; i < 600; i++)); do
-		mh_none "$RDDP_PEER_IP" 2 && break
+	while [ $((SECONDS - t0)) -lt 60 ]; do
+		mh_none "$p1" 2 && break
 		sleep 0.1
 	done
-	echo "$((SECONDS - t0)) s after the cut: path 1 $(mh_states "$RDDP_PEER_IP"), path 2 $(mh_states "$RDDP_PEER_IP2")"
-	mh_none "$RDDP_PEER_IP" 2 || ok=0
+	echo "$((SECONDS - t0)) s after the cut: path 1 $(mh_states "$p1"), path 2 $(mh_states "$p2")"
+	mh_none "$p1" 2 || ok=0
 	sleep 5
 	rx1=$(rddp_counter sctp_rx_chunks)
 	echo "chunks received while link 1 was cut: $((rx1 - rx0))"
 	cp /proc/net/sctp/remaddr "$RDDP_RESULTS/sctp-failover-remaddr.txt"
 	rm -f /results/link1-down
 	echo "link 1 mended $((SECONDS - t_start)) s after the transfers started"
-	[ "$ok" = 1 ] && [ "$rx1" -gt "$rx0" ] && mh_all "$RDDP_PEER_IP2" 2
+	[ "$ok" = 1 ] && [ "$rx1" -gt "$rx0" ] && mh_all "$p2" 2
 }
 mh_server() {
 	local ip rp irc rrc
 	mh_integ_server >/tmp/mh-integ-s.log 2>&1 &
 	ip=$!
-	rping_server "$mh_pings" 4096 >/tmp/mh-rping-s.log 2>&1 &
+	RDDP_LOCAL_IP=$MH_L1 rping_server "$mh_pings" 4096 >/tmp/mh-rping-s.log 2>&1 &
 	rp=$!
 	t_port_listening 7999 && t_port_listening 7174 && sleep 1 && : >/results/mh-serving
 	wait "$ip"
@@ -170,15 +193,16 @@ mh_server() {
 	[ "$irc" = 0 ] && [ "$rrc" = 0 ]
 }
 mh_client() {
-	local i ip rp crc irc rrc t_start
-	for ((i = 0; i < 600; i++)); do
+	local ip rp crc irc rrc t_start
+	t_start=$SECONDS
+	while [ $((SECONDS - t_start)) -lt 60 ]; do
 		[ -e /results/mh-serving ] && break
 		sleep 0.1
 	done
 	t_start=$SECONDS
 	mh_integ_client >/tmp/mh-integ-c.log 2>&1 &
 	ip=$!
-	rping_client "$mh_pings" 4096 >/tmp/mh-rping-c.out 2>&1 &
+	RDDP_PEER_IP=$MH_P1 rping_client "$mh_pings" 4096 >/tmp/mh-rping-c.out 2>&1 &
 	rp=$!
 	mh_cut "$ip" "$rp"
 	crc=$?
@@ -192,17 +216,39 @@ mh_client() {
 	[ "$crc" = 0 ] && [ "$irc" = 0 ] && [ "$rrc" = 0 ] &&
 		grep -Eq '^integrity: [1-9][0-9]* ok, 0 bad' /tmp/mh-integ-c.log
 }
+# mh_round NAME: the failover with the addresses mh_use set.
+mh_round() {
+	local log0
+	log0=$(dmesg | grep -c rddp)
+	rm -f /results/mh-serving
+	t_barrier "multihome-$1"
+	both b "$1: rping -V and integrity survive link 1 cut under them (SCTP failover)" \
+		mh_server mh_client
+	assocs "failover-$1"
+	t_run "$1: no framing error, Terminate or failed setup counted" no_errors
+	t_run "$1: rddp logged nothing during the failover" \
+		sh -c "dmesg | grep rddp | tail -n +$((log0 + 1)) | tee /dev/stderr | grep -q . && exit 1 || exit 0"
+}
+# Both guests' ULA addresses on both links (no duplicate address
+# detection: the addresses are usable at once).
+mh6_addrs() {
+	local me=1
+	[ "$RDDP_ROLE" = b ] && me=2
+	ip -6 addr add "fd00:1::$me/64" dev eth0 nodad &&
+		ip -6 addr add "fd00:2::$me/64" dev eth1 nodad && ip -6 addr show | grep 'inet6 fd00'
+}
 if [ -n "${RDDP_LOCAL_IP2:-}" ]; then
 	t_run "dev set rddp0 multihome on" $ctl dev set rddp0 multihome on
 	t_like "dev show: multihome on" ' transport sctp multihome on$' $ctl dev show rddp0
-	log0=$(dmesg | grep -c rddp)
-	t_barrier multihome
-	both b "multihoming: rping -V and integrity survive link 1 cut under them (SCTP failover)" \
-		mh_server mh_client
-	assocs failover
-	t_run "multihoming: no framing error, Terminate or failed setup counted" no_errors
-	t_run "multihoming: rddp logged nothing during the failover" \
-		sh -c "dmesg | grep rddp | tail -n +$((log0 + 1)) | tee /dev/stderr | grep -q . && exit 1 || exit 0"
+	mh_use "$RDDP_LOCAL_IP" "$RDDP_PEER_IP" "$RDDP_LOCAL_IP2" "$RDDP_PEER_IP2"
+	mh_round multihoming
+	if [ "$RDDP_ROLE" = a ]; then
+		mh_use fd00:1::1 fd00:1::2 fd00:2::1 fd00:2::2
+	else
+		mh_use fd00:1::2 fd00:1::1 fd00:2::2 fd00:2::1
+	fi
+	t_run "IPv6 addresses on both links (fd00:1::/64, fd00:2::/64)" mh6_addrs
+	mh_round "multihoming over IPv6"
 	t_run "dev set rddp0 multihome off" $ctl dev set rddp0 multihome off
 else
 	t_skip "multihoming failover" "one link (run.sh --links 2 gives two)"

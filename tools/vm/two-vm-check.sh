@@ -192,17 +192,21 @@ sctp_wire_checks() {
 sctp_multihome_checks() {
 	local c inits pcap2=${pcap%.pcap}-link2.pcap
 	inits=$(sctp_ts -Y 'sctp.chunk_type == 1 || sctp.chunk_type == 2' -T fields \
-		-e sctp.chunk_type -e sctp.parameter_ipv4_address)
+		-e sctp.chunk_type -e sctp.parameter_ipv4_address -e sctp.parameter_ipv6_address)
 	# The earlier parts' 18 associations (rping both ways, 16 QPs), with
 	# multihome off: their INIT and INIT ACK, some delivered twice.
 	c=$(awk -F'\t' '$2 !~ /198\.51\.100\./' <<<"$inits" | grep -c .)
 	check "$([ "$c" -ge 36 ] && echo 1)" "sctp: INITs and INIT ACKs with multihome off ($c, 36 at least)"
-	c=$(awk -F'\t' '$2 !~ /198\.51\.100\./ && $2 ~ /,/' <<<"$inits" | grep -c .)
+	c=$(awk -F'\t' '$2 !~ /198\.51\.100\./ && $3 == "" && $2 ~ /,/' <<<"$inits" | grep -c .)
 	check "$([ "$c" -eq 0 ] && echo 1)" "sctp: with multihome off they list one address at most ($c list more)"
 	for t in "1 INIT" "2 INIT ACK"; do
 		set -- $t
 		c=$(awk -F'\t' -v t="$1" '$1 == t && $2 ~ /192\.0\.2\./ && $2 ~ /198\.51\.100\./' <<<"$inits" | grep -c .)
 		check "$([ "$c" -gt 0 ] && echo 1)" "sctp: with multihome on ${*:2} lists both links' addresses ($c)"
+		# The IPv6 round: both links' ULA addresses, and no IPv4 one (a
+		# socket adds the addresses of its own family).
+		c=$(awk -F'\t' -v t="$1" '$1 == t && $3 ~ /fd00:1::/ && $3 ~ /fd00:2::/ && $2 == ""' <<<"$inits" | grep -c .)
+		check "$([ "$c" -gt 0 ] && echo 1)" "sctp: over IPv6 with multihome on ${*:2} lists both links' IPv6 addresses ($c)"
 	done
 	c=$(tshark -r "$pcap2" -Y 'sctp.chunk_type == 0' 2>/dev/null | wc -l)
 	check "$([ "$c" -gt 0 ] && echo 1)" "sctp: DATA went over link 2 (failover; $c packets in its pcap)"

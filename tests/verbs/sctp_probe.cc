@@ -4,11 +4,15 @@
 //
 //   rddp_sctp_probe connect ADDR PORT [--adaptation N] [--wait SECONDS]
 //                   [--first initiate|negotiate] [--read split]
+//                   [--stream N] [--again initiate]
 //       A one-to-one SCTP association to ADDR:PORT, with the Adaptation
 //       Layer Indication N (SCTP_ADAPTATION_LAYER) or, by default, none.
-//       Once up it sends a DDP Stream Session Initiate (PPID 2, U=1,
+//       Once up it prints the streams SCTP negotiated ("streams: in N out
+//       M", SCTP_STATUS), sends a DDP Stream Session Initiate (PPID 2, U=1,
 //       DDP-SSN 1, function code 2, rddp's IRD/ORD prefix and 16 octets of
-//       private data) and reports, one line each, what comes back within
+//       private data) on stream 0, or on stream N with --stream N (a DDP
+//       Stream the association may not have: draft §5), and reports, one
+//       line each, what comes back within
 //       SECONDS (default 5): "connect: ok|refused (...)", "adaptation: N"
 //       (the peer's indication), "data: ppid P ssn S fc F len L", "event:
 //       ...", and a last line "result: refused|aborted|closed|open". With an
@@ -16,7 +20,9 @@
 //       1, DDP-SSN 2) and a session Terminate (PPID 2, DDP-SSN 3, code 4) and
 //       shuts the association down: a conformant active side in miniature.
 //       With --first negotiate the first message is a Negotiate (code 1)
-//       instead, which rddp refuses (§3.3). With --read split it plays an
+//       instead, which rddp refuses (§3.3). With --again initiate it
+//       answers the Accept with a second Initiate (DDP-SSN 2) on the same,
+//       live, stream instead: out of §3.2's sequence. With --read split it plays an
 //       rping client to an rddp rping server instead: after the Accept it
 //       advertises a 32-octet buffer (a Send, DDP-SSN 2) and answers the
 //       server's Read Request with two Read Responses, the last one
@@ -54,7 +60,11 @@
 //       the passive side's an Accept (3); DDP segments went both ways; no
 //       TCP SYN went to PORT (the connection really was SCTP). A comment
 //       line per association lists its chunks but SACKs, ">" towards PORT
-//       ("# association 1: chunks: >INIT <INIT_ACK >COOKIE_ECHO ...").
+//       ("# association 1: chunks: >INIT <INIT_ACK >COOKIE_ECHO ..."), and
+//       one what its INIT and INIT ACK carried, with their outbound and
+//       inbound stream counts ("INIT adaptation 2 streams 1/1; ..."). Two
+//       more checks: the counts they negotiate are equal each way (§5),
+//       and every DATA chunk is on stream 0 (rddp's one DDP Stream).
 //
 // Uses only the kernel's UAPI (<linux/sctp.h>), not libsctp.
 #include <arpa/inet.h>
@@ -133,8 +143,9 @@ int SctpSocket(int family, std::optional<uint32_t> adaptation) {
   return fd;
 }
 
-// One unordered message on stream 0: DDP-SSN, then the body.
-bool SendChunk(int fd, uint32_t ppid, uint16_t ssn, const std::vector<uint8_t>& body) {
+// One unordered message on stream @sid: DDP-SSN, then the body.
+bool SendChunk(int fd, uint32_t ppid, uint16_t ssn, const std::vector<uint8_t>& body,
+               uint16_t sid = 0) {
   std::vector<uint8_t> msg(2 + body.size());
   msg[0] = static_cast<uint8_t>(ssn >> 8);
   msg[1] = static_cast<uint8_t>(ssn);
@@ -153,6 +164,7 @@ bool SendChunk(int fd, uint32_t ppid, uint16_t ssn, const std::vector<uint8_t>& 
   sctp_sndrcvinfo info{};
   info.sinfo_ppid = htonl(ppid);  // passed through unconverted
   info.sinfo_flags = SCTP_UNORDERED;
+  info.sinfo_stream = sid;
   std::memcpy(CMSG_DATA(c), &info, sizeof(info));
   // MSG_NOSIGNAL: after the peer's SHUTDOWN a send fails with EPIPE, which
   // must not kill the probe with SIGPIPE.
@@ -246,6 +258,8 @@ struct Options {
   int wait_s = 5;
   uint16_t first = kFcInitiate;   // connect: the first session message
   bool split_read = false;        // connect: --read split (rping client)
+  uint16_t stream = 0;            // connect: --stream N, the Initiate's
+  bool again = false;             // connect: --again initiate
   std::string answer = "accept";  // serve: what answers the Initiate
 };
 
@@ -294,6 +308,18 @@ bool AnswerRead(int fd, const std::vector<uint8_t>& m) {
   return true;
 }
 
+// The streams SCTP negotiated for the association (RFC 4960 §5.1.1: the
+// smaller of each side's outbound and the other's inbound count).
+void PrintStreams(int fd) {
+  sctp_status st{};
+  socklen_t len = sizeof(st);
+  if (getsockopt(fd, kSolSctp, SCTP_STATUS, &st, &len)) {
+    std::printf("streams: unknown (%s)\n", std::strerror(errno));
+    return;
+  }
+  std::printf("streams: in %u out %u\n", st.sstat_instrms, st.sstat_outstrms);
+}
+
 int Connect(const char* addr, const char* port, const Options& o) {
   const std::optional<uint32_t> adaptation = o.adaptation;
   const int wait_s = o.wait_s;
@@ -316,11 +342,13 @@ int Connect(const char* addr, const char* port, const Options& o) {
     return 0;
   }
   std::printf("connect: ok\n");
+  PrintStreams(fd);
   const char* first = o.first == kFcNegotiate ? "Negotiate" : "Initiate";
-  if (!SendChunk(fd, kPpidControl, 1, Control(o.first, true))) {
-    std::printf("event: sending the %s failed: %s\n", first, std::strerror(errno));
+  if (!SendChunk(fd, kPpidControl, 1, Control(o.first, true), o.stream)) {
+    std::printf("event: sending the %s on stream %u failed: %s\n", first, o.stream,
+                std::strerror(errno));
   } else {
-    std::printf("sent: %s, ppid 2 ssn 1\n", first);
+    std::printf("sent: %s, ppid 2 ssn 1 stream %u\n", first, o.stream);
   }
   const char* result = "open";
   bool accepted = false, shut = false, read = false;
@@ -338,6 +366,14 @@ int Connect(const char* addr, const char* port, const Options& o) {
       break;
     }
     if (g == Got::kData && ppid == kPpidSegment) PrintTerminate(data);
+    if (o.again) {
+      if (g == Got::kData && ppid == kPpidControl && fc == kFcAccept && !accepted) {
+        accepted = true;
+        SendChunk(fd, kPpidControl, 2, Control(kFcInitiate, true));
+        std::printf("sent: a second Initiate, ppid 2 ssn 2 stream 0\n");
+      }
+      continue;
+    }
     if (o.split_read) {
       if (g == Got::kData && ppid == kPpidControl && fc == kFcAccept && !accepted) {
         accepted = true;
@@ -480,6 +516,7 @@ struct Chunk {
   bool to_port;  // towards PORT (from the active side)
   uint8_t flags;
   uint32_t ppid;
+  uint16_t sid;  // the SCTP stream
   std::vector<uint8_t> head;  // the first octets of the user data
 };
 
@@ -487,6 +524,8 @@ struct Assoc {
   bool init_ali = false;      // INIT towards PORT with 0xc006 = 2
   bool init_ack_ali = false;  // INIT ACK from PORT with 0xc006 = 2
   std::string init_seen;      // what the INIT/INIT ACK carried
+  // Their outbound and inbound stream counts (RFC 4960 §3.3.2), 0 unseen.
+  uint16_t init_os = 0, init_mis = 0, ack_os = 0, ack_mis = 0;
   std::vector<Chunk> data;
   int idata = 0;       // I-DATA chunks (RFC 8260): rddp never sends them
   std::string chunks;  // ">INIT <INIT_ACK ...": each chunk but SACKs, ">" towards PORT
@@ -570,13 +609,17 @@ void SctpPacket(Capture* cap, uint16_t port, const std::string& src, const std::
     }
     if ((type == 1 || type == 2) && clen >= 20) {  // INIT, INIT ACK
       auto ali = FindAli(c + 4, clen - 4U);
+      const uint16_t os = Be16(c + 12), mis = Be16(c + 14);
       std::string what = std::string(type == 1 ? "INIT" : "INIT ACK") + " adaptation " +
-                         (ali ? std::to_string(*ali) : "none");
+                         (ali ? std::to_string(*ali) : "none") + " streams " +
+                         std::to_string(os) + "/" + std::to_string(mis);
+      if (type == 1 && to_port) std::tie(a.init_os, a.init_mis) = std::tie(os, mis);
+      if (type == 2 && !to_port) std::tie(a.ack_os, a.ack_mis) = std::tie(os, mis);
       a.init_seen += (a.init_seen.empty() ? "" : "; ") + what;
       if (type == 1 && to_port && ali == 2U) a.init_ali = true;
       if (type == 2 && !to_port && ali == 2U) a.init_ack_ali = true;
     } else if (type == 0 && clen >= 16) {  // DATA
-      Chunk ch{to_port, flags, Be32(c + 12), {}};
+      Chunk ch{to_port, flags, Be32(c + 12), Be16(c + 8), {}};
       ch.head.assign(c + 16, c + std::min<size_t>(clen, 16 + 8));
       a.data.push_back(ch);
     } else if (type == 64) {
@@ -708,7 +751,9 @@ int CheckPcap(const char* file, const char* port_s) {
     std::printf("# %s: from [%s]:%u\n", who.c_str(), std::get<0>(key).c_str(), std::get<1>(key));
     std::printf("# %s: chunks: %s\n", who.c_str(), a.chunks.c_str());
     int up = 0, down = 0, unordered = 0, whole = 0, ppid_ok = 0, segs_up = 0, segs_down = 0;
+    int stream0 = 0;
     for (const Chunk& c : a.data) {
+      stream0 += c.sid == 0 ? 1 : 0;
       (c.to_port ? up : down)++;
       unordered += (c.flags & 0x04) ? 1 : 0;
       whole += (c.flags & 0x03) == 0x03 ? 1 : 0;
@@ -731,6 +776,15 @@ int CheckPcap(const char* file, const char* port_s) {
     tap.Check(n > 0 && whole == n, who + ": every DATA chunk is one whole message (B=E=1)",
               std::to_string(n - whole) + " of " + std::to_string(n) + " fragments");
     tap.Check(a.idata == 0, who + ": no I-DATA chunks", std::to_string(a.idata));
+    tap.Check(n > 0 && stream0 == n, who + ": every DATA chunk is on SCTP stream 0",
+              std::to_string(n - stream0) + " of " + std::to_string(n) + " on others");
+    // §5: a DDP Stream pairs the inbound and outbound stream of one id,
+    // and the counts are equal: what each way gets is the smaller of the
+    // sender's outbound and the receiver's inbound count.
+    const int fwd = std::min(a.init_os, a.ack_mis), back = std::min(a.ack_os, a.init_mis);
+    tap.Check(a.init_os && a.ack_os && fwd == back,
+              who + ": INIT and INIT ACK negotiate equal stream counts each way (§5)",
+              std::to_string(fwd) + " to the passive side, " + std::to_string(back) + " back");
     FirstIs(tap, a.data, true, kFcInitiate,
             who + ": the active side's first DATA chunk is an Initiate with DDP-SSN 1");
     FirstIs(tap, a.data, false, kFcAccept,
@@ -754,6 +808,8 @@ Options ParseOptions(int argc, char** argv) {
     if (opt == "--first") o.first = val == "negotiate" ? kFcNegotiate : kFcInitiate;
     if (opt == "--answer") o.answer = val;
     if (opt == "--read") o.split_read = val == "split";
+    if (opt == "--stream") o.stream = static_cast<uint16_t>(std::atoi(val.c_str()));
+    if (opt == "--again") o.again = val == "initiate";
   }
   return o;
 }
@@ -768,7 +824,8 @@ int main(int argc, char** argv) {
   if (mode == "pcap" && argc == 4) return CheckPcap(argv[2], argv[3]);
   std::fprintf(stderr,
                "usage: %s connect ADDR PORT [--adaptation N] [--wait SECONDS]"
-               " [--first initiate|negotiate] [--read split]\n"
+               " [--first initiate|negotiate] [--read split]"
+               " [--stream N] [--again initiate]\n"
                "       %s serve ADDR PORT [--adaptation N]"
                " [--answer accept|terminate|initiate|abort|end|early]\n"
                "       %s pcap FILE PORT\n",

@@ -516,7 +516,7 @@ struct Chunk {
   bool to_port;  // towards PORT (from the active side)
   uint8_t flags;
   uint32_t ppid;
-  uint16_t sid;  // the SCTP stream
+  uint16_t sid;               // the SCTP stream
   std::vector<uint8_t> head;  // the first octets of the user data
 };
 
@@ -611,8 +611,8 @@ void SctpPacket(Capture* cap, uint16_t port, const std::string& src, const std::
       auto ali = FindAli(c + 4, clen - 4U);
       const uint16_t os = Be16(c + 12), mis = Be16(c + 14);
       std::string what = std::string(type == 1 ? "INIT" : "INIT ACK") + " adaptation " +
-                         (ali ? std::to_string(*ali) : "none") + " streams " +
-                         std::to_string(os) + "/" + std::to_string(mis);
+                         (ali ? std::to_string(*ali) : "none") + " streams " + std::to_string(os) +
+                         "/" + std::to_string(mis);
       if (type == 1 && to_port) std::tie(a.init_os, a.init_mis) = std::tie(os, mis);
       if (type == 2 && !to_port) std::tie(a.ack_os, a.ack_mis) = std::tie(os, mis);
       a.init_seen += (a.init_seen.empty() ? "" : "; ") + what;

@@ -4,7 +4,7 @@
 //
 //   rddp_sctp_probe connect ADDR PORT [--adaptation N] [--wait SECONDS]
 //                   [--first initiate|negotiate] [--read split]
-//                   [--stream N] [--again initiate]
+//                   [--stream N] [--again initiate] [--add-stream 1]
 //       A one-to-one SCTP association to ADDR:PORT, with the Adaptation
 //       Layer Indication N (SCTP_ADAPTATION_LAYER) or, by default, none.
 //       Once up it prints the streams SCTP negotiated ("streams: in N out
@@ -22,7 +22,12 @@
 //       With --first negotiate the first message is a Negotiate (code 1)
 //       instead, which rddp refuses (§3.3). With --again initiate it
 //       answers the Accept with a second Initiate (DDP-SSN 2) on the same,
-//       live, stream instead: out of §3.2's sequence. With --read split it plays an
+//       live, stream instead: out of §3.2's sequence. With --add-stream 1
+//       it first asks the peer for one more outbound stream (RFC 6525
+//       §5.2.5, SCTP_ADD_STREAMS; both ends need net.sctp.reconf_enable)
+//       and prints the answer ("event: stream change, flags F
+//       (denied|failed|performed), in N out M") and the streams after it.
+//       With --read split it plays an
 //       rping client to an rddp rping server instead: after the Accept it
 //       advertises a 32-octet buffer (a Send, DDP-SSN 2) and answers the
 //       server's Read Request with two Read Responses, the last one
@@ -186,7 +191,9 @@ std::vector<uint8_t> Control(uint16_t fc, bool with_pd) {
   return b;
 }
 
-enum class Got { kData, kEvent, kClosed, kAborted, kTimeout, kError };
+// kStreamChange: an RFC 6525 answer (SCTP_STREAM_CHANGE_EVENT), a kEvent
+// to every caller but AddStream().
+enum class Got { kData, kEvent, kStreamChange, kClosed, kAborted, kTimeout, kError };
 
 // Waits up to @ms for one message; prints what it was; a data message's
 // octets in @data if given.
@@ -232,6 +239,15 @@ Got ReadOne(int fd, int ms, uint32_t* ppid = nullptr, uint16_t* fc = nullptr,
       case SCTP_SHUTDOWN_EVENT:
         std::printf("event: peer shutdown\n");
         break;
+      case SCTP_STREAM_CHANGE_EVENT: {
+        const sctp_stream_change_event& e = no.sn_strchange_event;
+        const char* what = (e.strchange_flags & SCTP_STREAM_CHANGE_DENIED)   ? "denied"
+                           : (e.strchange_flags & SCTP_STREAM_CHANGE_FAILED) ? "failed"
+                                                                             : "performed";
+        std::printf("event: stream change, flags %u (%s), in %u out %u\n", e.strchange_flags, what,
+                    e.strchange_instrms, e.strchange_outstrms);
+        return Got::kStreamChange;
+      }
       default:
         std::printf("event: notification %u\n", no.sn_header.sn_type);
     }
@@ -260,6 +276,7 @@ struct Options {
   bool split_read = false;        // connect: --read split (rping client)
   uint16_t stream = 0;            // connect: --stream N, the Initiate's
   bool again = false;             // connect: --again initiate
+  bool add_stream = false;        // connect: --add-stream 1 (RFC 6525)
   std::string answer = "accept";  // serve: what answers the Initiate
 };
 
@@ -320,6 +337,35 @@ void PrintStreams(int fd) {
   std::printf("streams: in %u out %u\n", st.sstat_instrms, st.sstat_outstrms);
 }
 
+// RFC 6525 §5.2.5: ask the peer for one more outbound stream and wait up to
+// 3 s for its answer (the stream change notification). Our side must allow
+// the request before the association starts (EnableAddStreams).
+void AddStream(int fd) {
+  sctp_add_streams add{};
+  add.sas_outstrms = 1;
+  if (setsockopt(fd, kSolSctp, SCTP_ADD_STREAMS, &add, sizeof(add))) {
+    std::printf("add streams: %s\n", std::strerror(errno));
+    return;
+  }
+  std::printf("add streams: asked for 1 more outbound stream\n");
+  Got g = Got::kTimeout;
+  // COMM_UP and the peer's adaptation indication may come first.
+  for (int left = 30; left > 0 && (g == Got::kEvent || g == Got::kTimeout); --left)
+    g = ReadOne(fd, 100);
+  if (g != Got::kStreamChange) std::printf("add streams: no answer\n");
+  PrintStreams(fd);
+}
+
+bool EnableAddStreams(int fd) {
+  sctp_assoc_value v{};
+  v.assoc_value = SCTP_ENABLE_CHANGE_ASSOC_REQ;
+  sctp_event ev{};
+  ev.se_type = SCTP_STREAM_CHANGE_EVENT;
+  ev.se_on = 1;
+  return !setsockopt(fd, kSolSctp, SCTP_ENABLE_STREAM_RESET, &v, sizeof(v)) &&
+         !setsockopt(fd, kSolSctp, SCTP_EVENT, &ev, sizeof(ev));
+}
+
 int Connect(const char* addr, const char* port, const Options& o) {
   const std::optional<uint32_t> adaptation = o.adaptation;
   const int wait_s = o.wait_s;
@@ -336,6 +382,8 @@ int Connect(const char* addr, const char* port, const Options& o) {
   }
   timeval tv{static_cast<time_t>(wait_s), 0};
   setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+  if (o.add_stream && !EnableAddStreams(fd))
+    std::printf("add streams: cannot allow the request: %s\n", std::strerror(errno));
   if (connect(fd, reinterpret_cast<sockaddr*>(&*sa), alen)) {
     std::printf("connect: refused (%s)\nresult: refused\n", std::strerror(errno));
     close(fd);
@@ -343,6 +391,7 @@ int Connect(const char* addr, const char* port, const Options& o) {
   }
   std::printf("connect: ok\n");
   PrintStreams(fd);
+  if (o.add_stream) AddStream(fd);
   const char* first = o.first == kFcNegotiate ? "Negotiate" : "Initiate";
   if (!SendChunk(fd, kPpidControl, 1, Control(o.first, true), o.stream)) {
     std::printf("event: sending the %s on stream %u failed: %s\n", first, o.stream,
@@ -810,6 +859,7 @@ Options ParseOptions(int argc, char** argv) {
     if (opt == "--read") o.split_read = val == "split";
     if (opt == "--stream") o.stream = static_cast<uint16_t>(std::atoi(val.c_str()));
     if (opt == "--again") o.again = val == "initiate";
+    if (opt == "--add-stream") o.add_stream = val == "1";
   }
   return o;
 }
@@ -825,7 +875,7 @@ int main(int argc, char** argv) {
   std::fprintf(stderr,
                "usage: %s connect ADDR PORT [--adaptation N] [--wait SECONDS]"
                " [--first initiate|negotiate] [--read split]"
-               " [--stream N] [--again initiate]\n"
+               " [--stream N] [--again initiate] [--add-stream 1]\n"
                "       %s serve ADDR PORT [--adaptation N]"
                " [--answer accept|terminate|initiate|abort|end|early]\n"
                "       %s pcap FILE PORT\n",

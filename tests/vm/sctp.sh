@@ -385,34 +385,32 @@ stop_server "$spid"
 # §5: an association with rddp has one stream each way, so a peer cannot
 # put a DDP Stream on stream 1 (SCTP refuses the send: its stream count);
 # rddp's listener ends the association the peer leaves without Initiate.
-rping_run 60 -s -a $ip -p 7327 -C 1 -S 100 -V >/tmp/rping-s.log 2>&1 &
-spid=$!
-t_run "rping server listening on 7327" listening_both 7327
-timeout 20 "$probe" connect $ip 7327 --adaptation 2 --stream 1 --wait 2 >/tmp/sid.log 2>&1
-t_like "a peer of rddp's listener gets one stream each way (§5)" '^streams: in 1 out 1$' \
-	cat /tmp/sid.log
-t_like "an Initiate on stream 1 cannot be sent: the association has no stream 1" \
-	'^event: sending the Initiate on stream 1 failed: Invalid argument$' cat /tmp/sid.log
-t_run "the listener still serves: rping -V 100 B x 1 over SCTP" rping_to 1 7327
-stop_server "$spid"
+# stream1 PORT LOG ARGS...: rddp_sctp_probe connect --stream 1 ARGS... to an
+# rping server (one connection) on PORT, its lines in LOG; checks that the
+# association has (still) one stream each way, that the Initiate on stream
+# 1 cannot be sent and that the listener still serves an rping.
+stream1() {
+	local spid
+	rping_run 60 -s -a $ip -p "$1" -C 1 -S 100 -V >/tmp/rping-s.log 2>&1 &
+	spid=$!
+	t_run "rping server listening on $1" listening_both "$1"
+	timeout 20 "$probe" connect $ip "$1" --adaptation 2 --stream 1 --wait 2 "${@:3}" >"$2" 2>&1
+	t_like "${3:+after ${3#--}: }a peer of rddp's listener has one stream each way (§5)" \
+		'^streams: in 1 out 1$' sh -c "grep '^streams: ' $2 | tail -1"
+	t_like "${3:+after ${3#--}: }an Initiate on stream 1 cannot be sent: there is none" \
+		'^event: sending the Initiate on stream 1 failed: Invalid argument$' cat "$2"
+	t_run "the listener still serves: rping -V 100 B x 1 over SCTP" rping_to 1 "$1"
+	stop_server "$spid"
+}
+stream1 7327 /tmp/sid.log
 # RFC 6525: where both ends offer stream reconfiguration (the namespace's
 # net.sctp.reconf_enable, read when a socket is made), a peer may ask for
 # more streams; rddp's sockets never allow the request (no
 # SCTP_ENABLE_STREAM_RESET), so SCTP denies it: one stream each way still.
 t_run "sysctl net.sctp.reconf_enable=1: both ends offer RFC 6525" sysctl -qw net.sctp.reconf_enable=1
-rping_run 60 -s -a $ip -p 7329 -C 1 -S 100 -V >/tmp/rping-s.log 2>&1 &
-spid=$!
-t_run "rping server listening on 7329" listening_both 7329
-timeout 20 "$probe" connect $ip 7329 --adaptation 2 --add-stream 1 --stream 1 --wait 2 \
-	>/tmp/add.log 2>&1
+stream1 7329 /tmp/add.log --add-stream 1
 t_like "a peer's request for another stream (RFC 6525 §5.2.5) is denied" \
 	'^event: stream change, flags [0-9]+ \(denied\), ' cat /tmp/add.log
-t_like "the association still has one stream each way" '^streams: in 1 out 1$' \
-	sh -c "grep '^streams: ' /tmp/add.log | tail -1"
-t_like "an Initiate on stream 1 still cannot be sent" \
-	'^event: sending the Initiate on stream 1 failed: Invalid argument$' cat /tmp/add.log
-t_run "the listener still serves: rping -V 100 B x 1 over SCTP" rping_to 1 7329
-stop_server "$spid"
 t_run "sysctl net.sctp.reconf_enable=0 (the default again)" sysctl -qw net.sctp.reconf_enable=0
 # §3.1, §3.2: a second Initiate on the live stream, after our Accept: the
 # session is out of sequence and ends with the Terminate of

@@ -433,8 +433,9 @@ static int rddp_sctp_cm_read_one(struct rddp_cep *cep)
 	struct rddp_sctp_link *l = cep->link;
 	int flags = 0, n, ret;
 	u32 ppid;
+	u16 sid;
 
-	n = rddp_sctp_recv(l, &ppid, &flags);
+	n = rddp_sctp_recv(l, &ppid, &sid, &flags);
 	if (n == -EAGAIN) {
 		ret = rddp_sctp_cm_idle(cep);
 		return ret ? ret : 1;
@@ -449,6 +450,8 @@ static int rddp_sctp_cm_read_one(struct rddp_cep *cep)
 		return rddp_sctp_cm_no_ali(cep);
 	if (!(flags & MSG_EOR))
 		return rddp_sctp_cm_refuse(cep, rddp_sctp_err_names[RDDP_SCTP_ERR_TOO_LONG]);
+	if (sid != RDDP_SCTP_SID)	/* §5: one DDP Stream (sctp_link.h) */
+		return rddp_sctp_cm_refuse(cep, rddp_sctp_err_names[RDDP_SCTP_ERR_STREAM]);
 	ret = rddp_sctp_rx_chunk(l, ppid, n, rddp_sctp_cm_deliver, cep);
 	if (ret == -EPROTO && l->err < RDDP_SCTP_ERR_MAX)
 		/* a malformed chunk or an impossible DDP-SSN */

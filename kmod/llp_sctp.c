@@ -132,9 +132,16 @@ int rddp_sctp_sock_setup(struct socket *sock)
 		.sctp_shutdown_event = 1,
 		.sctp_adaptation_layer_event = 1,
 	};
+	/* §5: one DDP Stream, equal inbound and outbound counts (sctp_link.h) */
+	struct sctp_initmsg init = {
+		.sinit_num_ostreams = RDDP_SCTP_STREAMS,
+		.sinit_max_instreams = RDDP_SCTP_STREAMS,
+	};
 	int on = 1, ret;
 
 	ret = rddp_sctp_setopt(sock, SCTP_ADAPTATION_LAYER, &ali, sizeof(ali));
+	if (!ret)
+		ret = rddp_sctp_setopt(sock, SCTP_INITMSG, &init, sizeof(init));
 	/* §6: one DDP segment is one chunk, never fragmented */
 	if (!ret)
 		ret = rddp_sctp_setopt(sock, SCTP_DISABLE_FRAGMENTS, &on,
@@ -244,11 +251,12 @@ int rddp_sctp_send_ctrl(struct rddp_sctp_link *l, u16 fc, const u8 *pd,
 
 /*
  * Read one message into l->buf. Return: its length, with its PPID (host
- * order; 0 for a notification) and msg_flags (MSG_NOTIFICATION, MSG_EOR:
- * without it the message was longer than one chunk); 0 when the peer shut
- * the association down; -EAGAIN when nothing is queued; another errno.
+ * order; 0 for a notification), its SCTP stream id (0 for a
+ * notification) and msg_flags (MSG_NOTIFICATION, MSG_EOR: without it the
+ * message was longer than one chunk); 0 when the peer shut the
+ * association down; -EAGAIN when nothing is queued; another errno.
  */
-int rddp_sctp_recv(struct rddp_sctp_link *l, u32 *ppid, int *flags)
+int rddp_sctp_recv(struct rddp_sctp_link *l, u32 *ppid, u16 *sid, int *flags)
 {
 	union {
 		struct cmsghdr h;
@@ -270,10 +278,13 @@ int rddp_sctp_recv(struct rddp_sctp_link *l, u32 *ppid, int *flags)
 		return n;
 	*flags = msg.msg_flags;
 	*ppid = 0;
+	*sid = 0;
 	if (cbuf.h.cmsg_len >= CMSG_LEN(sizeof(*info)) &&
 	    cbuf.h.cmsg_level == IPPROTO_SCTP &&
-	    cbuf.h.cmsg_type == SCTP_RCVINFO)
+	    cbuf.h.cmsg_type == SCTP_RCVINFO) {
 		*ppid = be32_to_cpu((__force __be32)info->rcv_ppid);
+		*sid = info->rcv_sid;
+	}
 	return n;
 }
 
@@ -282,9 +293,10 @@ void rddp_sctp_drop_unread(struct rddp_sctp_link *l)
 {
 	int flags, i;
 	u32 ppid;
+	u16 sid;
 
 	for (i = 0; i < 1024; i++)
-		if (rddp_sctp_recv(l, &ppid, &flags) <= 0)
+		if (rddp_sctp_recv(l, &ppid, &sid, &flags) <= 0)
 			break;
 }
 
@@ -681,8 +693,9 @@ static bool rddp_sctp_rx_one(struct rddp_stream *s)
 	struct rddp_sctp_link *l = s->sctp;
 	int flags = 0, n, ret;
 	u32 ppid;
+	u16 sid;
 
-	n = rddp_sctp_recv(l, &ppid, &flags);
+	n = rddp_sctp_recv(l, &ppid, &sid, &flags);
 	if (n == -EAGAIN)
 		return false;
 	if (n < 0)
@@ -701,6 +714,11 @@ static bool rddp_sctp_rx_one(struct rddp_stream *s)
 		return true;	/* the stream is over: drop */
 	if (!(flags & MSG_EOR)) {
 		rddp_sctp_rx_error(s, rddp_sctp_refuse(l, RDDP_SCTP_ERR_TOO_LONG));
+		return false;
+	}
+	/* §5: no session on another stream (sctp_link.h): end this one's */
+	if (sid != RDDP_SCTP_SID) {
+		rddp_sctp_rx_error(s, rddp_sctp_refuse(l, RDDP_SCTP_ERR_STREAM));
 		return false;
 	}
 	ret = rddp_sctp_rx_chunk_place(l, ppid, n, rddp_sctp_rx_deliver,

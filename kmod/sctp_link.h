@@ -25,8 +25,22 @@
 #include <linux/workqueue.h>
 #include <rddp/sctp.h>
 
-/* The one stream id every chunk uses: one DDP Stream per association (§5). */
+/*
+ * One DDP Stream per association (§5): every chunk uses stream id
+ * RDDP_SCTP_SID, and an association has RDDP_SCTP_STREAMS streams each
+ * way. §5 pairs the inbound and outbound SCTP stream of one id into one
+ * DDP Stream and asks for equal inbound and outbound counts: every rddp
+ * socket asks for RDDP_SCTP_STREAMS of each in its INIT or INIT ACK
+ * (SCTP_INITMSG), and SCTP negotiates the smaller of ours and the
+ * peer's, so one each way whatever the peer asked. A peer that would
+ * share an association among several DDP Streams learns there is one,
+ * and SCTP itself refuses a chunk on another stream (RFC 4960 §6.5: an
+ * Invalid Stream Identifier ERROR; the chunk is dropped). One that gets
+ * through anyway (a peer that added streams, RFC 6525) carries no
+ * session: RDDP_SCTP_ERR_STREAM (cm_sctp.c, llp_sctp.c).
+ */
 #define RDDP_SCTP_SID		0
+#define RDDP_SCTP_STREAMS	1
 /* Socket buffers: the association's window, and a bound on chunks in flight. */
 #define RDDP_SCTP_SOCKBUF	(4 << 20)
 /* Octets of out-of-order chunks (records) a link holds before it gives up. */
@@ -95,7 +109,7 @@ int rddp_sctp_sock_setup(struct socket *sock);
 
 int rddp_sctp_send_ctrl(struct rddp_sctp_link *l, u16 fc, const u8 *pd,
 			u32 pd_len, bool block);
-int rddp_sctp_recv(struct rddp_sctp_link *l, u32 *ppid, int *flags);
+int rddp_sctp_recv(struct rddp_sctp_link *l, u32 *ppid, u16 *sid, int *flags);
 int rddp_sctp_rx_chunk(struct rddp_sctp_link *l, u32 ppid, u32 len,
 		       rddp_sctp_deliver_t deliver, void *ctx);
 int rddp_sctp_rx_pop(struct rddp_sctp_link *l, rddp_sctp_deliver_t deliver,

@@ -91,6 +91,9 @@ enum rddp_sctp_fc {
  * @RDDP_SCTP_ERR_CONN_SHORT: Initiate/Accept without rddp's IRD/ORD prefix
  * @RDDP_SCTP_ERR_CONN_RSVD: IRD/ORD prefix with a reserved bit set
  * @RDDP_SCTP_ERR_CONN_LONG: ULP private data over RDDP_SCTP_ULP_PD_MAX
+ * @RDDP_SCTP_ERR_STREAM: a chunk on an SCTP stream that carries no DDP
+ *	Stream Session (§5: each DDP Stream is one stream identifier; the
+ *	transport says which ones carry a session)
  * @RDDP_SCTP_ERR_MAX: the number of values
  *
  * RDDP_SCTP_OK and RDDP_SCTP_HELD are not errors; each other value names
@@ -120,6 +123,7 @@ enum rddp_sctp_err {
 	RDDP_SCTP_ERR_CONN_SHORT,
 	RDDP_SCTP_ERR_CONN_RSVD,
 	RDDP_SCTP_ERR_CONN_LONG,
+	RDDP_SCTP_ERR_STREAM,
 	RDDP_SCTP_ERR_MAX
 };
 

@@ -32,6 +32,7 @@ const char *const rddp_sctp_err_names[RDDP_SCTP_ERR_MAX] = {
 	[RDDP_SCTP_ERR_CONN_SHORT] = "Initiate or Accept without IRD/ORD",
 	[RDDP_SCTP_ERR_CONN_RSVD] = "IRD/ORD with a reserved bit set",
 	[RDDP_SCTP_ERR_CONN_LONG] = "ULP private data over 512 octets",
+	[RDDP_SCTP_ERR_STREAM] = "chunk on an SCTP stream with no DDP Stream Session (§5)",
 };
 
 enum rddp_err rddp_sctp_to_err(int sctp_err)

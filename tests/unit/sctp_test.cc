@@ -115,6 +115,17 @@ TEST(Sctp, ConnPrefixErrors) {
   EXPECT_EQ(c.ord, 7);
 }
 
+// §5: a chunk on a stream that carries no DDP Stream Session is an error of
+// its own, named with its section for the kernel log, and ends the session
+// as every other one does (DDP local catastrophic).
+TEST(Sctp, ChunkOnAStreamWithoutSessionIsAnError) {
+  EXPECT_GT(RDDP_SCTP_ERR_STREAM, RDDP_SCTP_HELD);
+  EXPECT_LT(RDDP_SCTP_ERR_STREAM, RDDP_SCTP_ERR_MAX);
+  EXPECT_NE(std::strstr(rddp_sctp_err_names[RDDP_SCTP_ERR_STREAM], "stream"), nullptr);
+  EXPECT_NE(std::strstr(rddp_sctp_err_names[RDDP_SCTP_ERR_STREAM], "§5"), nullptr);
+  EXPECT_EQ(rddp_sctp_to_err(RDDP_SCTP_ERR_STREAM), RDDP_ERR_DDP_CATASTROPHIC);
+}
+
 TEST(Sctp, EveryResultHasANameAndATerminateEntry) {
   for (int e = 0; e < RDDP_SCTP_ERR_MAX; e++) {
     ASSERT_NE(rddp_sctp_err_names[e], nullptr) << e;

@@ -4,11 +4,15 @@
 //
 //   rddp_sctp_probe connect ADDR PORT [--adaptation N] [--wait SECONDS]
 //                   [--first initiate|negotiate] [--read split]
+//                   [--stream N] [--again initiate] [--add-stream 1]
 //       A one-to-one SCTP association to ADDR:PORT, with the Adaptation
 //       Layer Indication N (SCTP_ADAPTATION_LAYER) or, by default, none.
-//       Once up it sends a DDP Stream Session Initiate (PPID 2, U=1,
+//       Once up it prints the streams SCTP negotiated ("streams: in N out
+//       M", SCTP_STATUS), sends a DDP Stream Session Initiate (PPID 2, U=1,
 //       DDP-SSN 1, function code 2, rddp's IRD/ORD prefix and 16 octets of
-//       private data) and reports, one line each, what comes back within
+//       private data) on stream 0, or on stream N with --stream N (a DDP
+//       Stream the association may not have: draft §5), and reports, one
+//       line each, what comes back within
 //       SECONDS (default 5): "connect: ok|refused (...)", "adaptation: N"
 //       (the peer's indication), "data: ppid P ssn S fc F len L", "event:
 //       ...", and a last line "result: refused|aborted|closed|open". With an
@@ -16,7 +20,14 @@
 //       1, DDP-SSN 2) and a session Terminate (PPID 2, DDP-SSN 3, code 4) and
 //       shuts the association down: a conformant active side in miniature.
 //       With --first negotiate the first message is a Negotiate (code 1)
-//       instead, which rddp refuses (§3.3). With --read split it plays an
+//       instead, which rddp refuses (§3.3). With --again initiate it
+//       answers the Accept with a second Initiate (DDP-SSN 2) on the same,
+//       live, stream instead: out of §3.2's sequence. With --add-stream 1
+//       it first asks the peer for one more outbound stream (RFC 6525
+//       §5.2.5, SCTP_ADD_STREAMS; both ends need net.sctp.reconf_enable)
+//       and prints the answer ("event: stream change, flags F
+//       (denied|failed|performed), in N out M") and the streams after it.
+//       With --read split it plays an
 //       rping client to an rddp rping server instead: after the Accept it
 //       advertises a 32-octet buffer (a Send, DDP-SSN 2) and answers the
 //       server's Read Request with two Read Responses, the last one
@@ -54,7 +65,11 @@
 //       the passive side's an Accept (3); DDP segments went both ways; no
 //       TCP SYN went to PORT (the connection really was SCTP). A comment
 //       line per association lists its chunks but SACKs, ">" towards PORT
-//       ("# association 1: chunks: >INIT <INIT_ACK >COOKIE_ECHO ...").
+//       ("# association 1: chunks: >INIT <INIT_ACK >COOKIE_ECHO ..."), and
+//       one what its INIT and INIT ACK carried, with their outbound and
+//       inbound stream counts ("INIT adaptation 2 streams 1/1; ..."). Two
+//       more checks: the counts they negotiate are equal each way (§5),
+//       and every DATA chunk is on stream 0 (rddp's one DDP Stream).
 //
 // Uses only the kernel's UAPI (<linux/sctp.h>), not libsctp.
 #include <arpa/inet.h>
@@ -133,8 +148,9 @@ int SctpSocket(int family, std::optional<uint32_t> adaptation) {
   return fd;
 }
 
-// One unordered message on stream 0: DDP-SSN, then the body.
-bool SendChunk(int fd, uint32_t ppid, uint16_t ssn, const std::vector<uint8_t>& body) {
+// One unordered message on stream @sid: DDP-SSN, then the body.
+bool SendChunk(int fd, uint32_t ppid, uint16_t ssn, const std::vector<uint8_t>& body,
+               uint16_t sid = 0) {
   std::vector<uint8_t> msg(2 + body.size());
   msg[0] = static_cast<uint8_t>(ssn >> 8);
   msg[1] = static_cast<uint8_t>(ssn);
@@ -153,6 +169,7 @@ bool SendChunk(int fd, uint32_t ppid, uint16_t ssn, const std::vector<uint8_t>& 
   sctp_sndrcvinfo info{};
   info.sinfo_ppid = htonl(ppid);  // passed through unconverted
   info.sinfo_flags = SCTP_UNORDERED;
+  info.sinfo_stream = sid;
   std::memcpy(CMSG_DATA(c), &info, sizeof(info));
   // MSG_NOSIGNAL: after the peer's SHUTDOWN a send fails with EPIPE, which
   // must not kill the probe with SIGPIPE.
@@ -174,7 +191,9 @@ std::vector<uint8_t> Control(uint16_t fc, bool with_pd) {
   return b;
 }
 
-enum class Got { kData, kEvent, kClosed, kAborted, kTimeout, kError };
+// kStreamChange: an RFC 6525 answer (SCTP_STREAM_CHANGE_EVENT), a kEvent
+// to every caller but AddStream().
+enum class Got { kData, kEvent, kStreamChange, kClosed, kAborted, kTimeout, kError };
 
 // Waits up to @ms for one message; prints what it was; a data message's
 // octets in @data if given.
@@ -220,6 +239,15 @@ Got ReadOne(int fd, int ms, uint32_t* ppid = nullptr, uint16_t* fc = nullptr,
       case SCTP_SHUTDOWN_EVENT:
         std::printf("event: peer shutdown\n");
         break;
+      case SCTP_STREAM_CHANGE_EVENT: {
+        const sctp_stream_change_event& e = no.sn_strchange_event;
+        const char* what = (e.strchange_flags & SCTP_STREAM_CHANGE_DENIED)   ? "denied"
+                           : (e.strchange_flags & SCTP_STREAM_CHANGE_FAILED) ? "failed"
+                                                                             : "performed";
+        std::printf("event: stream change, flags %u (%s), in %u out %u\n", e.strchange_flags, what,
+                    e.strchange_instrms, e.strchange_outstrms);
+        return Got::kStreamChange;
+      }
       default:
         std::printf("event: notification %u\n", no.sn_header.sn_type);
     }
@@ -246,6 +274,9 @@ struct Options {
   int wait_s = 5;
   uint16_t first = kFcInitiate;   // connect: the first session message
   bool split_read = false;        // connect: --read split (rping client)
+  uint16_t stream = 0;            // connect: --stream N, the Initiate's
+  bool again = false;             // connect: --again initiate
+  bool add_stream = false;        // connect: --add-stream 1 (RFC 6525)
   std::string answer = "accept";  // serve: what answers the Initiate
 };
 
@@ -294,6 +325,47 @@ bool AnswerRead(int fd, const std::vector<uint8_t>& m) {
   return true;
 }
 
+// The streams SCTP negotiated for the association (RFC 4960 §5.1.1: the
+// smaller of each side's outbound and the other's inbound count).
+void PrintStreams(int fd) {
+  sctp_status st{};
+  socklen_t len = sizeof(st);
+  if (getsockopt(fd, kSolSctp, SCTP_STATUS, &st, &len)) {
+    std::printf("streams: unknown (%s)\n", std::strerror(errno));
+    return;
+  }
+  std::printf("streams: in %u out %u\n", st.sstat_instrms, st.sstat_outstrms);
+}
+
+// RFC 6525 §5.2.5: ask the peer for one more outbound stream and wait up to
+// 3 s for its answer (the stream change notification). Our side must allow
+// the request before the association starts (EnableAddStreams).
+void AddStream(int fd) {
+  sctp_add_streams add{};
+  add.sas_outstrms = 1;
+  if (setsockopt(fd, kSolSctp, SCTP_ADD_STREAMS, &add, sizeof(add))) {
+    std::printf("add streams: %s\n", std::strerror(errno));
+    return;
+  }
+  std::printf("add streams: asked for 1 more outbound stream\n");
+  Got g = Got::kTimeout;
+  // COMM_UP and the peer's adaptation indication may come first.
+  for (int left = 30; left > 0 && (g == Got::kEvent || g == Got::kTimeout); --left)
+    g = ReadOne(fd, 100);
+  if (g != Got::kStreamChange) std::printf("add streams: no answer\n");
+  PrintStreams(fd);
+}
+
+bool EnableAddStreams(int fd) {
+  sctp_assoc_value v{};
+  v.assoc_value = SCTP_ENABLE_CHANGE_ASSOC_REQ;
+  sctp_event ev{};
+  ev.se_type = SCTP_STREAM_CHANGE_EVENT;
+  ev.se_on = 1;
+  return !setsockopt(fd, kSolSctp, SCTP_ENABLE_STREAM_RESET, &v, sizeof(v)) &&
+         !setsockopt(fd, kSolSctp, SCTP_EVENT, &ev, sizeof(ev));
+}
+
 int Connect(const char* addr, const char* port, const Options& o) {
   const std::optional<uint32_t> adaptation = o.adaptation;
   const int wait_s = o.wait_s;
@@ -310,17 +382,22 @@ int Connect(const char* addr, const char* port, const Options& o) {
   }
   timeval tv{static_cast<time_t>(wait_s), 0};
   setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+  if (o.add_stream && !EnableAddStreams(fd))
+    std::printf("add streams: cannot allow the request: %s\n", std::strerror(errno));
   if (connect(fd, reinterpret_cast<sockaddr*>(&*sa), alen)) {
     std::printf("connect: refused (%s)\nresult: refused\n", std::strerror(errno));
     close(fd);
     return 0;
   }
   std::printf("connect: ok\n");
+  PrintStreams(fd);
+  if (o.add_stream) AddStream(fd);
   const char* first = o.first == kFcNegotiate ? "Negotiate" : "Initiate";
-  if (!SendChunk(fd, kPpidControl, 1, Control(o.first, true))) {
-    std::printf("event: sending the %s failed: %s\n", first, std::strerror(errno));
+  if (!SendChunk(fd, kPpidControl, 1, Control(o.first, true), o.stream)) {
+    std::printf("event: sending the %s on stream %u failed: %s\n", first, o.stream,
+                std::strerror(errno));
   } else {
-    std::printf("sent: %s, ppid 2 ssn 1\n", first);
+    std::printf("sent: %s, ppid 2 ssn 1 stream %u\n", first, o.stream);
   }
   const char* result = "open";
   bool accepted = false, shut = false, read = false;
@@ -338,6 +415,14 @@ int Connect(const char* addr, const char* port, const Options& o) {
       break;
     }
     if (g == Got::kData && ppid == kPpidSegment) PrintTerminate(data);
+    if (o.again) {
+      if (g == Got::kData && ppid == kPpidControl && fc == kFcAccept && !accepted) {
+        accepted = true;
+        SendChunk(fd, kPpidControl, 2, Control(kFcInitiate, true));
+        std::printf("sent: a second Initiate, ppid 2 ssn 2 stream 0\n");
+      }
+      continue;
+    }
     if (o.split_read) {
       if (g == Got::kData && ppid == kPpidControl && fc == kFcAccept && !accepted) {
         accepted = true;
@@ -480,6 +565,7 @@ struct Chunk {
   bool to_port;  // towards PORT (from the active side)
   uint8_t flags;
   uint32_t ppid;
+  uint16_t sid;               // the SCTP stream
   std::vector<uint8_t> head;  // the first octets of the user data
 };
 
@@ -487,6 +573,8 @@ struct Assoc {
   bool init_ali = false;      // INIT towards PORT with 0xc006 = 2
   bool init_ack_ali = false;  // INIT ACK from PORT with 0xc006 = 2
   std::string init_seen;      // what the INIT/INIT ACK carried
+  // Their outbound and inbound stream counts (RFC 4960 §3.3.2), 0 unseen.
+  uint16_t init_os = 0, init_mis = 0, ack_os = 0, ack_mis = 0;
   std::vector<Chunk> data;
   int idata = 0;       // I-DATA chunks (RFC 8260): rddp never sends them
   std::string chunks;  // ">INIT <INIT_ACK ...": each chunk but SACKs, ">" towards PORT
@@ -570,13 +658,17 @@ void SctpPacket(Capture* cap, uint16_t port, const std::string& src, const std::
     }
     if ((type == 1 || type == 2) && clen >= 20) {  // INIT, INIT ACK
       auto ali = FindAli(c + 4, clen - 4U);
+      const uint16_t os = Be16(c + 12), mis = Be16(c + 14);
       std::string what = std::string(type == 1 ? "INIT" : "INIT ACK") + " adaptation " +
-                         (ali ? std::to_string(*ali) : "none");
+                         (ali ? std::to_string(*ali) : "none") + " streams " + std::to_string(os) +
+                         "/" + std::to_string(mis);
+      if (type == 1 && to_port) std::tie(a.init_os, a.init_mis) = std::tie(os, mis);
+      if (type == 2 && !to_port) std::tie(a.ack_os, a.ack_mis) = std::tie(os, mis);
       a.init_seen += (a.init_seen.empty() ? "" : "; ") + what;
       if (type == 1 && to_port && ali == 2U) a.init_ali = true;
       if (type == 2 && !to_port && ali == 2U) a.init_ack_ali = true;
     } else if (type == 0 && clen >= 16) {  // DATA
-      Chunk ch{to_port, flags, Be32(c + 12), {}};
+      Chunk ch{to_port, flags, Be32(c + 12), Be16(c + 8), {}};
       ch.head.assign(c + 16, c + std::min<size_t>(clen, 16 + 8));
       a.data.push_back(ch);
     } else if (type == 64) {
@@ -708,7 +800,9 @@ int CheckPcap(const char* file, const char* port_s) {
     std::printf("# %s: from [%s]:%u\n", who.c_str(), std::get<0>(key).c_str(), std::get<1>(key));
     std::printf("# %s: chunks: %s\n", who.c_str(), a.chunks.c_str());
     int up = 0, down = 0, unordered = 0, whole = 0, ppid_ok = 0, segs_up = 0, segs_down = 0;
+    int stream0 = 0;
     for (const Chunk& c : a.data) {
+      stream0 += c.sid == 0 ? 1 : 0;
       (c.to_port ? up : down)++;
       unordered += (c.flags & 0x04) ? 1 : 0;
       whole += (c.flags & 0x03) == 0x03 ? 1 : 0;
@@ -731,6 +825,15 @@ int CheckPcap(const char* file, const char* port_s) {
     tap.Check(n > 0 && whole == n, who + ": every DATA chunk is one whole message (B=E=1)",
               std::to_string(n - whole) + " of " + std::to_string(n) + " fragments");
     tap.Check(a.idata == 0, who + ": no I-DATA chunks", std::to_string(a.idata));
+    tap.Check(n > 0 && stream0 == n, who + ": every DATA chunk is on SCTP stream 0",
+              std::to_string(n - stream0) + " of " + std::to_string(n) + " on others");
+    // §5: a DDP Stream pairs the inbound and outbound stream of one id,
+    // and the counts are equal: what each way gets is the smaller of the
+    // sender's outbound and the receiver's inbound count.
+    const int fwd = std::min(a.init_os, a.ack_mis), back = std::min(a.ack_os, a.init_mis);
+    tap.Check(a.init_os && a.ack_os && fwd == back,
+              who + ": INIT and INIT ACK negotiate equal stream counts each way (§5)",
+              std::to_string(fwd) + " to the passive side, " + std::to_string(back) + " back");
     FirstIs(tap, a.data, true, kFcInitiate,
             who + ": the active side's first DATA chunk is an Initiate with DDP-SSN 1");
     FirstIs(tap, a.data, false, kFcAccept,
@@ -754,6 +857,9 @@ Options ParseOptions(int argc, char** argv) {
     if (opt == "--first") o.first = val == "negotiate" ? kFcNegotiate : kFcInitiate;
     if (opt == "--answer") o.answer = val;
     if (opt == "--read") o.split_read = val == "split";
+    if (opt == "--stream") o.stream = static_cast<uint16_t>(std::atoi(val.c_str()));
+    if (opt == "--again") o.again = val == "initiate";
+    if (opt == "--add-stream") o.add_stream = val == "1";
   }
   return o;
 }
@@ -768,7 +874,8 @@ int main(int argc, char** argv) {
   if (mode == "pcap" && argc == 4) return CheckPcap(argv[2], argv[3]);
   std::fprintf(stderr,
                "usage: %s connect ADDR PORT [--adaptation N] [--wait SECONDS]"
-               " [--first initiate|negotiate] [--read split]\n"
+               " [--first initiate|negotiate] [--read split]"
+               " [--stream N] [--again initiate] [--add-stream 1]\n"
                "       %s serve ADDR PORT [--adaptation N]"
                " [--answer accept|terminate|initiate|abort|end|early]\n"
                "       %s pcap FILE PORT\n",

@@ -262,6 +262,11 @@ t_run "capture on lo (rping over SCTP)" capture_ready
 t_run "transport sctp: rping -V 100 B x 3 to the -P server, captured" rping_to 3 7280
 capture_stop
 wire_check "wire" /tmp/sctp.pcap 7280
+# §5: one DDP Stream per association, equal inbound and outbound counts:
+# rddp's INIT (the client) and INIT ACK (the listener) each ask for one.
+t_like "wire: rddp's INIT and INIT ACK ask for one stream each way (§5)" \
+	'INIT adaptation 2 streams 1/1; INIT ACK adaptation 2 streams 1/1$' \
+	sh -c "timeout 60 $probe pcap /tmp/sctp.pcap 7280 | grep '^# association 1: .* DATA chunks'"
 
 # ---- (e) TCP to the same listener ---------------------------------------------
 section "(e) TCP to the same listener"
@@ -376,6 +381,50 @@ t_like "a Negotiate (§3.3) is refused: the association ends" '^result: (aborted
 	sh -c "timeout 20 $probe connect $ip 7324 --adaptation 2 --first negotiate --wait 5 2>&1"
 t_like "the kernel log names §3.3" '§3\.3' since "$mark" 'rddp: SCTP association refused'
 t_run "the listener still serves: rping -V 100 B x 1 over SCTP" rping_to 1 7324
+stop_server "$spid"
+# §5: an association with rddp has one stream each way, so a peer cannot
+# put a DDP Stream on stream 1 (SCTP refuses the send: its stream count);
+# rddp's listener ends the association the peer leaves without Initiate.
+# stream1 PORT LOG ARGS...: rddp_sctp_probe connect --stream 1 ARGS... to an
+# rping server (one connection) on PORT, its lines in LOG; checks that the
+# association has (still) one stream each way, that the Initiate on stream
+# 1 cannot be sent and that the listener still serves an rping.
+stream1() {
+	local spid
+	rping_run 60 -s -a $ip -p "$1" -C 1 -S 100 -V >/tmp/rping-s.log 2>&1 &
+	spid=$!
+	t_run "rping server listening on $1" listening_both "$1"
+	timeout 20 "$probe" connect $ip "$1" --adaptation 2 --stream 1 --wait 2 "${@:3}" >"$2" 2>&1
+	t_like "${3:+after ${3#--}: }a peer of rddp's listener has one stream each way (§5)" \
+		'^streams: in 1 out 1$' sh -c "grep '^streams: ' $2 | tail -1"
+	t_like "${3:+after ${3#--}: }an Initiate on stream 1 cannot be sent: there is none" \
+		'^event: sending the Initiate on stream 1 failed: Invalid argument$' cat "$2"
+	t_run "the listener still serves: rping -V 100 B x 1 over SCTP" rping_to 1 "$1"
+	stop_server "$spid"
+}
+stream1 7327 /tmp/sid.log
+# RFC 6525: where both ends offer stream reconfiguration (the namespace's
+# net.sctp.reconf_enable, read when a socket is made), a peer may ask for
+# more streams; rddp's sockets never allow the request (no
+# SCTP_ENABLE_STREAM_RESET), so SCTP denies it: one stream each way still.
+t_run "sysctl net.sctp.reconf_enable=1: both ends offer RFC 6525" sysctl -qw net.sctp.reconf_enable=1
+stream1 7329 /tmp/add.log --add-stream 1
+t_like "a peer's request for another stream (RFC 6525 §5.2.5) is denied" \
+	'^event: stream change, flags [0-9]+ \(denied\), ' cat /tmp/add.log
+t_run "sysctl net.sctp.reconf_enable=0 (the default again)" sysctl -qw net.sctp.reconf_enable=0
+# §3.1, §3.2: a second Initiate on the live stream, after our Accept: the
+# session is out of sequence and ends with the Terminate of
+# rddp_sctp_to_err() (DDP, local catastrophic) and the association's end.
+rping_run 60 -s -a $ip -p 7328 -C 1 -S 100 -V >/tmp/rping-s.log 2>&1 &
+spid=$!
+t_run "rping server listening on 7328" listening_both 7328
+mark=$(dmesg | wc -l)
+timeout 20 "$probe" connect $ip 7328 --adaptation 2 --again initiate --wait 5 >/tmp/again.log 2>&1
+t_like "a second Initiate on a live stream (§3.2) draws the Terminate (DDP, catastrophic, 0x00)" \
+	'^terminate: layer 1 etype 0 ecode 0x00$' cat /tmp/again.log
+t_like "then the association ends" '^result: (aborted|closed)$' cat /tmp/again.log
+t_like "the kernel log says why (Initiate out of sequence)" 'Initiate out of sequence' \
+	since "$mark" 'rddp: QP [0-9]+: SCTP chunk refused'
 stop_server "$spid"
 # A Read (an rping server's, from the probe's advertised buffer) whose last
 # Read Response arrives first and is placed on arrival, and whose first

@@ -18,8 +18,9 @@
 #            (draft-ietf-rddp-sctp-00), on a link that loses, reorders,
 #            duplicates and delays frames: rping -V both ways, the integrity
 #            program, chunks held for their DDP-SSN (tests/vm/sctp-two.sh);
-#            on the wire, the adaptation indication in INIT and INIT ACK and
-#            every DATA chunk unordered, whole, PPID 1 or 2; with a second
+#            on the wire, the adaptation indication in INIT and INIT ACK,
+#            each asking for one stream each way (§5), and every DATA chunk
+#            unordered, whole, PPID 1 or 2, on stream 0; with a second
 #            link (run.sh --links 2), multihoming: rping -V and the
 #            integrity program survive link 1 cut under them, INITs list
 #            one address with multihome off and both links' with it on;
@@ -165,6 +166,15 @@ sctp_wire_checks() {
 		c=$(sctp_ts -Y "sctp.chunk_type == $1 && sctp.parameter_type == 0xc006 && sctp.adaptation_layer_indication == 2" | wc -l)
 		check "$([ "$c" -gt 0 ] && echo 1)" "sctp: ${*:2} carries the adaptation indication DDP+RDMA, §4.1 ($c)"
 	done
+	# §5: one DDP Stream per association, equal inbound and outbound
+	# counts: every INIT and INIT ACK (rddp's, both ends) asks for one
+	# stream each way, and every DATA chunk is on stream 0.
+	c=$(sctp_ts -Y 'sctp.chunk_type == 1 && sctp.init_nr_out_streams == 1 && sctp.init_nr_in_streams == 1' | wc -l)
+	check "$([ "$c" -gt 0 ] && echo 1)" "sctp: INITs ask for one stream each way, §5 ($c)"
+	c=$(sctp_ts -Y '(sctp.chunk_type == 1 && !(sctp.init_nr_out_streams == 1 && sctp.init_nr_in_streams == 1)) || (sctp.chunk_type == 2 && !(sctp.initack_nr_out_streams == 1 && sctp.initack_nr_in_streams == 1))' | wc -l)
+	check "$([ "$c" -eq 0 ] && echo 1)" "sctp: no INIT or INIT ACK asks for more or unequal streams ($c)"
+	c=$(sctp_ts -Y 'sctp.chunk_type == 0 && sctp.data_sid != 0' | wc -l)
+	check "$([ "$c" -eq 0 ] && echo 1)" "sctp: every DATA chunk is on stream 0 ($c others)"
 	c=$(sctp_ts -Y 'sctp.chunk_type == 0' | wc -l)
 	check "$([ "$c" -gt 1000 ] && echo 1)" "sctp: DATA chunks on the wire ($c packets)"
 	c=$(sctp_ts -Y 'sctp.chunk_type == 0 && sctp.data_u_bit == 0' | wc -l)

@@ -159,6 +159,17 @@ bad_crc_frames() {
 # also IUA's and M2UA's, whose dissectors are off so that tshark shows the
 # payload as data.
 sctp_ts() { ts --disable-protocol iua --disable-protocol m2ua "$@"; }
+# sctp_none|sctp_some NAME FILTER: no packet, or some, match FILTER.
+sctp_none() {
+	local c
+	c=$(sctp_ts -Y "$2" | wc -l)
+	check "$([ "$c" -eq 0 ] && echo 1)" "sctp: $1 ($c)"
+}
+sctp_some() {
+	local c
+	c=$(sctp_ts -Y "$2" | wc -l)
+	check "$([ "$c" -gt 0 ] && echo 1)" "sctp: $1 ($c)"
+}
 sctp_wire_checks() {
 	local c
 	for t in "1 INIT" "2 INIT ACK"; do
@@ -169,27 +180,24 @@ sctp_wire_checks() {
 	# §5: one DDP Stream per association, equal inbound and outbound
 	# counts: every INIT and INIT ACK (rddp's, both ends) asks for one
 	# stream each way, and every DATA chunk is on stream 0.
-	c=$(sctp_ts -Y 'sctp.chunk_type == 1 && sctp.init_nr_out_streams == 1 && sctp.init_nr_in_streams == 1' | wc -l)
-	check "$([ "$c" -gt 0 ] && echo 1)" "sctp: INITs ask for one stream each way, §5 ($c)"
-	c=$(sctp_ts -Y '(sctp.chunk_type == 1 && !(sctp.init_nr_out_streams == 1 && sctp.init_nr_in_streams == 1)) || (sctp.chunk_type == 2 && !(sctp.initack_nr_out_streams == 1 && sctp.initack_nr_in_streams == 1))' | wc -l)
-	check "$([ "$c" -eq 0 ] && echo 1)" "sctp: no INIT or INIT ACK asks for more or unequal streams ($c)"
-	c=$(sctp_ts -Y 'sctp.chunk_type == 0 && sctp.data_sid != 0' | wc -l)
-	check "$([ "$c" -eq 0 ] && echo 1)" "sctp: every DATA chunk is on stream 0 ($c others)"
+	sctp_some "INITs ask for one stream each way, §5" \
+		'sctp.chunk_type == 1 && sctp.init_nr_out_streams == 1 && sctp.init_nr_in_streams == 1'
+	sctp_none "no INIT or INIT ACK asks for more or unequal streams" \
+		'(sctp.chunk_type == 1 && !(sctp.init_nr_out_streams == 1 && sctp.init_nr_in_streams == 1)) || (sctp.chunk_type == 2 && !(sctp.initack_nr_out_streams == 1 && sctp.initack_nr_in_streams == 1))'
+	sctp_none "every DATA chunk is on stream 0" 'sctp.chunk_type == 0 && sctp.data_sid != 0'
 	c=$(sctp_ts -Y 'sctp.chunk_type == 0' | wc -l)
 	check "$([ "$c" -gt 1000 ] && echo 1)" "sctp: DATA chunks on the wire ($c packets)"
-	c=$(sctp_ts -Y 'sctp.chunk_type == 0 && sctp.data_u_bit == 0' | wc -l)
-	check "$([ "$c" -eq 0 ] && echo 1)" "sctp: every DATA chunk is unordered, U=1, §7 ($c ordered)"
-	c=$(sctp_ts -Y 'sctp.chunk_type == 0 && !(sctp.data_b_bit == 1 && sctp.data_e_bit == 1)' | wc -l)
-	check "$([ "$c" -eq 0 ] && echo 1)" "sctp: no DATA chunk is a fragment, §6 ($c)"
-	c=$(sctp_ts -Y 'sctp.chunk_type == 0 && sctp.data_payload_proto_id != 1 && sctp.data_payload_proto_id != 2' | wc -l)
-	check "$([ "$c" -eq 0 ] && echo 1)" "sctp: every DATA chunk has PPID 1 or 2, §2.2 ($c others)"
+	sctp_none "every DATA chunk is unordered, U=1, §7" 'sctp.chunk_type == 0 && sctp.data_u_bit == 0'
+	sctp_none "no DATA chunk is a fragment, §6" \
+		'sctp.chunk_type == 0 && !(sctp.data_b_bit == 1 && sctp.data_e_bit == 1)'
+	sctp_none "every DATA chunk has PPID 1 or 2, §2.2" \
+		'sctp.chunk_type == 0 && sctp.data_payload_proto_id != 1 && sctp.data_payload_proto_id != 2'
 	# Each association's first chunk each way is a Stream Session Control
 	# message (PPID 2) with DDP-SSN 1: Initiate (0x0002) or Accept (0x0003).
 	c=$(sctp_ts -Y 'sctp.data_payload_proto_id == 2' -T fields -e data.data |
 		grep -cE '^0001000[23]')
 	check "$([ "$c" -gt 0 ] && echo 1)" "sctp: Initiate and Accept carry DDP-SSN 1 ($c)"
-	c=$(sctp_ts -Y _ws.malformed | wc -l)
-	check "$([ "$c" -eq 0 ] && echo 1)" "sctp: no malformed frames ($c)"
+	sctp_none "no malformed frames" _ws.malformed
 	wire=$(grep '^uml-wire:' "build/vm-results/two-$kernel-sctp/host-wire.log" | tail -1)
 	c=$(sed -nE "s/.* ([0-9]+) reordered.*/\1/p" <<<"$wire")
 	check "$([ "${c:-0}" -gt 0 ] && echo 1)" "sctp: the wire reordered (${c:-none})"

@@ -180,9 +180,11 @@ fi
 	# on Debian's kernel), rddp-utils in a scratch root, module metadata,
 	# rddp-link@.service. Its make kmod-stock takes the build lock.
 	suite package bash tools/package-check.sh
-	# The harness proves it can fail under UML before this lane relies on
-	# it passing (the qemu part heads the qemu lane).
+	# The harness proves it can fail, under UML before this lane relies on
+	# it passing, and in qemu (beside the qemu lane, whose suites count
+	# only with it: the summary has both).
 	suite uml-debug-selftest bash tools/vm/selftest.sh uml
+	suite vm-selftest bash tools/vm/selftest.sh qemu
 	uml "${uml_tests[@]}" two faults
 	# make bench's quick mode: every series (rddp, rddp without CRC, siw,
 	# TCP) once, on the kernel and module built above; no figure judged.
@@ -201,9 +203,6 @@ suite kmod flock "$logdir/.build.lock" bash tools/kmod-check.sh
 # background lane builds there too, so under the build lock.
 suite userspace flock "$logdir/.build.lock" make -s userspace
 
-# The harness proves it can fail in qemu before the qemu lane relies on it
-# passing.
-suite vm-selftest bash tools/vm/selftest.sh qemu
 # hostile.sh here too: the hostile-peer suite on Debian's own kernel (its
 # debug-kernel run is uml-debug-hostile; qemu's, with kmemleak, comes with
 # RDDP_CHECK_QEMU_DEBUG=all). trace.sh only here: the UML kernels are

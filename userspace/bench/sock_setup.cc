@@ -1,0 +1,187 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+// rddp_sock_setup: what a bare connection costs the kernel, TCP or SCTP,
+// without rddp: the baseline under rddp-bench's `connect` and `qp_memory`
+// (Documentation/performance.md, "What an SCTP association costs").
+//
+// In one process, over an address of this host: N times connect() to its
+// own listener and accept() (timed: the handshake, three segments for TCP,
+// four chunks with SCTP's signed cookie, RFC 4960 §5.1), then close both
+// ends (not timed: the rate is N over the timed part, as rddp-bench's). Then H connections held open at once, and what they
+// took from /proc/meminfo, per end (rddp-bench counts a QP per end too).
+// SCTP sockets are one-to-one style and ask for one stream each way, as
+// rddp's (draft-ietf-rddp-sctp §5). One line of JSON on stdout.
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <linux/sctp.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "fd.h"
+
+namespace {
+
+using rddp_core_bench::Fd;
+using Clock = std::chrono::steady_clock;
+
+struct Args {
+  bool sctp = false;
+  std::string address = "127.0.0.1";
+  uint16_t port = 18600;
+  int connects = 500;
+  int hold = 1000;
+};
+
+[[noreturn]] void Die(const std::string& what) {
+  std::fprintf(stderr, "rddp_sock_setup: %s: %s\n", what.c_str(), std::strerror(errno));
+  std::exit(1);
+}
+
+[[noreturn]] void Usage(const std::string& why) {
+  std::fprintf(stderr,
+               "rddp_sock_setup: %s\n"
+               "usage: rddp_sock_setup tcp|sctp [--address IPV4] [--port P]"
+               " [--connects N] [--hold N]\n",
+               why.c_str());
+  std::exit(2);
+}
+
+int ParseCount(std::string_view text, int max) {
+  const std::string s(text);
+  char* end = nullptr;
+  const long v = std::strtol(s.c_str(), &end, 10);
+  if (s.empty() || *end != '\0' || v < 1 || v > max) Usage("bad count '" + s + "'");
+  return static_cast<int>(v);
+}
+
+Args Parse(int argc, char** argv) {
+  Args a;
+  const std::vector<std::string_view> v(argv + 1, argv + argc);
+  if (v.empty() || (v[0] != "tcp" && v[0] != "sctp")) Usage("transport tcp or sctp first");
+  a.sctp = v[0] == "sctp";
+  for (size_t i = 1; i < v.size(); i += 2) {
+    if (i + 1 >= v.size()) Usage("no value after " + std::string(v[i]));
+    const std::string_view val = v[i + 1];
+    if (v[i] == "--address")
+      a.address = val;
+    else if (v[i] == "--port")
+      a.port = static_cast<uint16_t>(ParseCount(val, 65535));
+    else if (v[i] == "--connects")
+      a.connects = ParseCount(val, 100000);
+    else if (v[i] == "--hold")
+      a.hold = ParseCount(val, 20000);
+    else
+      Usage("unknown option " + std::string(v[i]));
+  }
+  return a;
+}
+
+Fd Socket(const Args& a) {
+  Fd fd(socket(AF_INET, SOCK_STREAM, a.sctp ? IPPROTO_SCTP : IPPROTO_TCP));
+  if (fd.get() < 0) Die(a.sctp ? "socket(SCTP) (is sctp.ko loaded?)" : "socket(TCP)");
+  if (a.sctp) {
+    sctp_initmsg init{};
+    init.sinit_num_ostreams = 1;
+    init.sinit_max_instreams = 1;
+    if (setsockopt(fd.get(), IPPROTO_SCTP, SCTP_INITMSG, &init, sizeof(init)) != 0)
+      Die("SCTP_INITMSG");
+  }
+  return fd;
+}
+
+sockaddr_in Address(const Args& a) {
+  sockaddr_in sin{};
+  sin.sin_family = AF_INET;
+  sin.sin_port = htons(a.port);
+  if (inet_pton(AF_INET, a.address.c_str(), &sin.sin_addr) != 1) Usage("bad address " + a.address);
+  return sin;
+}
+
+Fd Listen(const Args& a) {
+  Fd fd = Socket(a);
+  const int one = 1;
+  setsockopt(fd.get(), SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+  const sockaddr_in sin = Address(a);
+  if (bind(fd.get(), reinterpret_cast<const sockaddr*>(&sin), sizeof(sin)) != 0) Die("bind");
+  if (listen(fd.get(), 4096) != 0) Die("listen");
+  return fd;
+}
+
+struct Pair {
+  Fd client;
+  Fd server;
+};
+
+Pair Connect(const Args& a, const Fd& listener) {
+  Pair p{Socket(a), Fd()};
+  const sockaddr_in sin = Address(a);
+  if (connect(p.client.get(), reinterpret_cast<const sockaddr*>(&sin), sizeof(sin)) != 0)
+    Die("connect");
+  p.server = Fd(accept(listener.get(), nullptr, nullptr));
+  if (p.server.get() < 0) Die("accept");
+  return p;
+}
+
+std::map<std::string, double> Meminfo() {
+  std::map<std::string, double> m;
+  std::ifstream in("/proc/meminfo");
+  std::string line;
+  while (std::getline(in, line)) {
+    std::istringstream s(line);
+    std::string key;
+    double kib = 0;
+    if (s >> key >> kib && !key.empty()) m[key.substr(0, key.size() - 1)] = kib;
+  }
+  return m;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const Args a = Parse(argc, argv);
+  // Two descriptors per held connection: past the usual soft limit.
+  rlimit nofile{};
+  if (getrlimit(RLIMIT_NOFILE, &nofile) == 0) {
+    nofile.rlim_cur = nofile.rlim_max;
+    setrlimit(RLIMIT_NOFILE, &nofile);
+  }
+  const Fd listener = Listen(a);
+  std::vector<double> us;
+  for (int i = 0; i < a.connects; i++) {
+    const Clock::time_point t = Clock::now();
+    const Pair p = Connect(a, listener);
+    us.push_back(std::chrono::duration<double, std::micro>(Clock::now() - t).count());
+  }
+  double seconds = 0;
+  for (const double u : us) seconds += u / 1e6;
+  std::sort(us.begin(), us.end());
+
+  std::map<std::string, double> before = Meminfo();
+  std::vector<Pair> held;
+  held.reserve(static_cast<size_t>(a.hold));
+  for (int i = 0; i < a.hold; i++) held.push_back(Connect(a, listener));
+  std::map<std::string, double> after = Meminfo();
+  const double ends = 2.0 * a.hold;
+  auto delta = [&](const char* k) { return (after[k] - before[k]) / ends; };
+
+  std::printf(
+      "{\"transport\": \"%s\", \"connects\": %d, \"connects_per_second\": %.1f, "
+      "\"p50_us\": %.1f, \"p99_us\": %.1f, \"held\": %d, \"kernel_kib_per_end\": %.2f, "
+      "\"used_kib_per_end\": %.2f}\n",
+      a.sctp ? "sctp" : "tcp", a.connects, a.connects / seconds, us[us.size() / 2],
+      us[us.size() * 99 / 100], a.hold, delta("Slab") + delta("VmallocUsed"), -delta("MemFree"));
+  return 0;
+}

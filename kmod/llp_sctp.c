@@ -85,11 +85,12 @@ struct rddp_sctp_link *rddp_sctp_link_alloc(void)
 
 	if (!l)
 		return NULL;
-	l->buf = kvmalloc(RDDP_SCTP_PAYLOAD_MAX, GFP_KERNEL);
+	l->buf = kvmalloc(RDDP_SCTP_BUF_MIN, GFP_KERNEL);
 	if (!l->buf) {
 		kfree(l);
 		return NULL;
 	}
+	l->buf_len = RDDP_SCTP_BUF_MIN;
 	l->tx_ssn = RDDP_SCTP_SSN_FIRST;
 	rddp_sctp_ssn_rx_init(&l->rx);
 	rddp_sctp_sess_init(&l->sess);
@@ -249,14 +250,9 @@ int rddp_sctp_send_ctrl(struct rddp_sctp_link *l, u16 fc, const u8 *pd,
 	return 0;
 }
 
-/*
- * Read one message into l->buf. Return: its length, with its PPID (host
- * order; 0 for a notification), its SCTP stream id (0 for a
- * notification) and msg_flags (MSG_NOTIFICATION, MSG_EOR: without it the
- * message was longer than one chunk); 0 when the peer shut the
- * association down; -EAGAIN when nothing is queued; another errno.
- */
-int rddp_sctp_recv(struct rddp_sctp_link *l, u32 *ppid, u16 *sid, int *flags)
+/* One kernel_recvmsg() into l->buf from @off: see rddp_sctp_recv(). */
+static int rddp_sctp_recv_part(struct rddp_sctp_link *l, u32 off, u32 *ppid,
+			       u16 *sid, int *flags)
 {
 	union {
 		struct cmsghdr h;
@@ -268,8 +264,8 @@ int rddp_sctp_recv(struct rddp_sctp_link *l, u32 *ppid, u16 *sid, int *flags)
 		.msg_controllen = sizeof(cbuf),
 	};
 	struct kvec vec = {
-		.iov_base = l->buf,
-		.iov_len = RDDP_SCTP_PAYLOAD_MAX,
+		.iov_base = l->buf + off,
+		.iov_len = l->buf_len - off,
 	};
 	int n;
 
@@ -286,6 +282,54 @@ int rddp_sctp_recv(struct rddp_sctp_link *l, u32 *ppid, u16 *sid, int *flags)
 		*sid = info->rcv_sid;
 	}
 	return n;
+}
+
+/* The buffer to its full size, the first @keep octets kept. */
+static int rddp_sctp_buf_grow(struct rddp_sctp_link *l, u32 keep)
+{
+	u8 *buf = kvmalloc(RDDP_SCTP_PAYLOAD_MAX, GFP_KERNEL);
+
+	if (!buf)
+		return -ENOMEM;
+	memcpy(buf, l->buf, keep);
+	kvfree(l->buf);
+	l->buf = buf;
+	l->buf_len = RDDP_SCTP_PAYLOAD_MAX;
+	return 0;
+}
+
+/*
+ * Read one message into l->buf. Return: its length, with its PPID (host
+ * order; 0 for a notification), its SCTP stream id (0 for a
+ * notification) and msg_flags (MSG_NOTIFICATION, MSG_EOR: without it the
+ * message was longer than one chunk); 0 when the peer shut the
+ * association down; -EAGAIN when nothing is queued; another errno.
+ *
+ * A message that fills the small buffer it starts with (RDDP_SCTP_BUF_MIN)
+ * leaves its rest in the socket (SCTP requeues it, MSG_EOR unset): the
+ * buffer grows to RDDP_SCTP_PAYLOAD_MAX for good and the rest is read
+ * after what came.
+ */
+int rddp_sctp_recv(struct rddp_sctp_link *l, u32 *ppid, u16 *sid, int *flags)
+{
+	int n, more, more_flags, ret;
+	u32 more_ppid;
+	u16 more_sid;
+
+	n = rddp_sctp_recv_part(l, 0, ppid, sid, flags);
+	if (n < 0 || (*flags & MSG_EOR) || (u32)n < l->buf_len ||
+	    l->buf_len == RDDP_SCTP_PAYLOAD_MAX)
+		return n;
+	ret = rddp_sctp_buf_grow(l, n);
+	if (ret)
+		return ret;
+	more = rddp_sctp_recv_part(l, n, &more_ppid, &more_sid, &more_flags);
+	if (more == -EAGAIN)
+		return n;	/* the rest not there yet: as a partial read */
+	if (more < 0)
+		return more;
+	*flags = more_flags | (*flags & MSG_NOTIFICATION);
+	return n + more;
 }
 
 /* Read and drop what is queued, so that closing sends SHUTDOWN, not ABORT. */

@@ -43,6 +43,14 @@
 #define RDDP_SCTP_STREAMS	1
 /* Socket buffers: the association's window, and a bound on chunks in flight. */
 #define RDDP_SCTP_SOCKBUF	(4 << 20)
+/*
+ * A link's receive buffer to start with: one chunk on a path MTU of 1500
+ * octets, and SCTP's notifications. The first longer message grows it to
+ * RDDP_SCTP_PAYLOAD_MAX (a path of 64 KiB, as loopback's). From the start,
+ * that size was 64 of the 76 KiB a QP over SCTP took beyond one over TCP,
+ * where the association itself took 4 (Documentation/performance.md).
+ */
+#define RDDP_SCTP_BUF_MIN	2048
 /* Octets of out-of-order chunks (records) a link holds before it gives up. */
 #define RDDP_SCTP_HELD_MAX	(8 << 20)
 
@@ -58,7 +66,9 @@ struct rddp_stream;
  * @held: chunks held until their turn (struct rddp_sctp_held, llp_sctp.c),
  *	indexed by DDP-SSN
  * @held_bytes: their octets, records included (struct_size())
- * @buf: one DATA chunk's payload as received, RDDP_SCTP_PAYLOAD_MAX octets
+ * @buf: one message as received (a DATA chunk's payload, a notification)
+ * @buf_len: @buf's size: RDDP_SCTP_BUF_MIN, or RDDP_SCTP_PAYLOAD_MAX once
+ *	a message was longer (rddp_sctp_recv())
  * @rx_work: the LLP's receive work (llp_sctp.c)
  * @wait: the LLP's entry on the socket's wait queue, for write space
  * @stream: the stream that owns the link, once it does
@@ -78,6 +88,7 @@ struct rddp_sctp_link {
 	struct xarray held;
 	u32 held_bytes;
 	u8 *buf;
+	u32 buf_len;
 	struct work_struct rx_work;
 	struct wait_queue_entry wait;
 	struct rddp_stream *stream;

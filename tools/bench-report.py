@@ -8,7 +8,9 @@ Usage: tools/bench-report.py [--base DRIVER] [--plots DIR] [--require LIST]
 Each FILE is named <where>-<driver>-<round>.json (tools/bench.sh writes
 build/bench/uml-rddp-1.json, uml-siw-1.json, ...). The driver `tcp` holds
 iperf3 over the same path (a JSON array of `iperf3 -J` documents, one per
-write size): the ceiling a socket reaches. For every benchmark and driver
+write size): the ceiling a socket reaches; `tcp-socket` and `sctp-socket`
+hold bare sockets' setup rate and memory (rddp_sock_setup, rddp-bench's
+keys), the floor under rddp's `connect` and `qp_memory`. For every benchmark and driver
 the first table gives the median over the rounds, with min and max, and the
 ratio of each driver's median to the base driver's (siw unless --base says
 otherwise): above 1 is better for bandwidth and setup rate, below 1 for

@@ -179,6 +179,12 @@ one_guest() {
 				cp "build/vm-results/$name/a/$json" "$out/$where-$drv-$round.json" \
 					2>/dev/null || echo "# round $round, $drv: no $json" >&2
 			done
+			[ "$inst" = tcp ] || continue
+			for t in tcp sctp; do # bare sockets (bench-one.sh)
+				cp "build/vm-results/$name/a/socket-$t.json" \
+					"$out/$where-$t-socket-$round.json" 2>/dev/null ||
+					echo "# round $round: no socket-$t.json" >&2
+			done
 		done
 	done
 	[ -s "$all" ] || { tail -30 "build/vm-results/bench-$where.log"; rddp_die "no results ($all)"; }

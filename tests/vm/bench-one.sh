@@ -8,7 +8,9 @@
 # SCTP, draft-ietf-rddp-sctp-00: no MPA, so no MPA CRC; SCTP's own CRC32c
 # covers each packet), siw (its defaults: no CRC) or tcp: iperf3 over
 # the same path (a TCP connection to the guest's own address), the
-# ceiling a socket reaches, at rddp-bench's bandwidth sizes. Results go
+# ceiling a socket reaches, at rddp-bench's bandwidth sizes, and bare TCP
+# and SCTP sockets' setup rate and memory (rddp_sock_setup:
+# $RDDP_RESULTS/socket-tcp.json, socket-sctp.json). Results go
 # to $RDDP_RESULTS/bench.txt as "DRIVER TEST SIZE VALUE UNIT" lines,
 # rddp-bench's to $RDDP_RESULTS/rddp-bench-DRIVER.json and iperf3's (tcp) to
 # $RDDP_RESULTS/iperf3.json (a JSON array of iperf3 -J documents);
@@ -39,12 +41,12 @@ t_run "setup_dummy" setup_dummy
 # Memory per QP is read at these connection counts (each with a QP at
 # both ends in loopback).
 if [ "$mode" = quick ]; then
-	bw_sizes=4K,64K lat_sizes=64 min_time=0.05 iters=100 tcp_secs=1 mem_qps=100
+	bw_sizes=4K,64K lat_sizes=64 min_time=0.05 iters=100 tcp_secs=1 mem_qps=100 conns=100
 elif [ "$mode" = short ]; then # make bench's qemu guest: every instruction emulated
-	bw_sizes=4K,64K,1M lat_sizes=64 min_time=0.2 iters=1000 tcp_secs=2 mem_qps=100,1000
+	bw_sizes=4K,64K,1M lat_sizes=64 min_time=0.2 iters=1000 tcp_secs=2 mem_qps=100,1000 conns=300
 else
 	bw_sizes=64,256,1K,4K,16K,64K,256K,1M lat_sizes=64,1K,16K min_time=0.3 iters=1000 tcp_secs=2
-	mem_qps=1,100,1000
+	mem_qps=1,100,1000 conns=300
 fi
 
 # iperf3 over the same path, one run per size (lib.sh's iperf3_client).
@@ -59,6 +61,19 @@ if [ "$drv" = tcp ]; then
 		docs+=("/tmp/iperf3-$bytes.json")
 	done
 	iperf3_gather "$RDDP_RESULTS/iperf3.json" "${docs[@]}"
+	# Bare sockets, no rddp: what a TCP connection and an SCTP
+	# association cost to set up and hold, the floor under rddp-bench's
+	# connect and qp_memory (rddp_sock_setup, the same JSON keys).
+	t_run "modprobe sctp hmac md5" modprobe -a sctp hmac md5
+	for t in tcp sctp; do
+		t_run "$t-socket: setup rate and memory at $mem_qps connections" sh -c \
+			"timeout 300 /rddp/build/cmake/userspace/bench/rddp_sock_setup $t --address $ip \
+			--connects $conns --hold $mem_qps >$RDDP_RESULTS/socket-$t.json"
+		t_run "$t-socket JSON: a setup rate and memory per connection end" jq -e \
+			'(.benchmarks[0].connects_per_second > 0) and
+			 ([.benchmarks[1:][] | .kernel_kib_per_qp | numbers] | length > 0)' \
+			"$RDDP_RESULTS/socket-$t.json"
+	done
 	exit 0
 fi
 

@@ -6,13 +6,16 @@
 // In one process, over an address of this host: N times connect() to its
 // own listener and accept() (timed: the handshake, three segments for TCP,
 // four chunks with SCTP's signed cookie, RFC 4960 §5.1), then close both
-// ends (not timed: the rate is N over the timed part, as rddp-bench's). Then H connections held open at once, and what they
-// took from /proc/meminfo, per end (rddp-bench counts a QP per end too).
-// SCTP sockets are one-to-one style and ask for one stream each way, as
-// rddp's (draft-ietf-rddp-sctp §5). One line of JSON on stdout.
+// ends (not timed: the rate is N over the timed part, as rddp-bench's). Then H connections held
+// open at once, and what they took from /proc/meminfo, per end (rddp-bench counts a QP per end
+// too), for each H of --hold. SCTP sockets are one-to-one style and ask for one stream each way, as
+// rddp's (draft-ietf-rddp-sctp §5). On stdout, JSON shaped as rddp-bench's (Google Benchmark's),
+// with the same names and keys: `connect` (connects_per_second, p50_us, p99_us) and
+// `qp_memory/qps:H` (kernel_kib_per_qp, used_kib_per_qp), so that
+// tools/bench-report.py sets it beside rddp's figures.
 #include <arpa/inet.h>
-#include <netinet/in.h>
 #include <linux/sctp.h>
+#include <netinet/in.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 
@@ -42,7 +45,7 @@ struct Args {
   std::string address = "127.0.0.1";
   uint16_t port = 18600;
   int connects = 500;
-  int hold = 1000;
+  std::vector<int> hold{1000};
 };
 
 [[noreturn]] void Die(const std::string& what) {
@@ -54,7 +57,7 @@ struct Args {
   std::fprintf(stderr,
                "rddp_sock_setup: %s\n"
                "usage: rddp_sock_setup tcp|sctp [--address IPV4] [--port P]"
-               " [--connects N] [--hold N]\n",
+               " [--connects N] [--hold N[,N...]]\n",
                why.c_str());
   std::exit(2);
 }
@@ -67,6 +70,16 @@ int ParseCount(std::string_view text, int max) {
   return static_cast<int>(v);
 }
 
+std::vector<int> ParseCounts(std::string_view text, int max) {
+  std::vector<int> out;
+  for (size_t start = 0; start <= text.size();) {
+    const size_t comma = std::min(text.find(',', start), text.size());
+    out.push_back(ParseCount(text.substr(start, comma - start), max));
+    start = comma + 1;
+  }
+  return out;
+}
+
 Args Parse(int argc, char** argv) {
   Args a;
   const std::vector<std::string_view> v(argv + 1, argv + argc);
@@ -75,16 +88,17 @@ Args Parse(int argc, char** argv) {
   for (size_t i = 1; i < v.size(); i += 2) {
     if (i + 1 >= v.size()) Usage("no value after " + std::string(v[i]));
     const std::string_view val = v[i + 1];
-    if (v[i] == "--address")
+    if (v[i] == "--address") {
       a.address = val;
-    else if (v[i] == "--port")
+    } else if (v[i] == "--port") {
       a.port = static_cast<uint16_t>(ParseCount(val, 65535));
-    else if (v[i] == "--connects")
+    } else if (v[i] == "--connects") {
       a.connects = ParseCount(val, 100000);
-    else if (v[i] == "--hold")
-      a.hold = ParseCount(val, 20000);
-    else
+    } else if (v[i] == "--hold") {
+      a.hold = ParseCounts(val, 20000);
+    } else {
       Usage("unknown option " + std::string(v[i]));
+    }
   }
   return a;
 }
@@ -169,19 +183,25 @@ int main(int argc, char** argv) {
   for (const double u : us) seconds += u / 1e6;
   std::sort(us.begin(), us.end());
 
-  std::map<std::string, double> before = Meminfo();
-  std::vector<Pair> held;
-  held.reserve(static_cast<size_t>(a.hold));
-  for (int i = 0; i < a.hold; i++) held.push_back(Connect(a, listener));
-  std::map<std::string, double> after = Meminfo();
-  const double ends = 2.0 * a.hold;
-  auto delta = [&](const char* k) { return (after[k] - before[k]) / ends; };
-
   std::printf(
-      "{\"transport\": \"%s\", \"connects\": %d, \"connects_per_second\": %.1f, "
-      "\"p50_us\": %.1f, \"p99_us\": %.1f, \"held\": %d, \"kernel_kib_per_end\": %.2f, "
-      "\"used_kib_per_end\": %.2f}\n",
-      a.sctp ? "sctp" : "tcp", a.connects, a.connects / seconds, us[us.size() / 2],
-      us[us.size() * 99 / 100], a.hold, delta("Slab") + delta("VmallocUsed"), -delta("MemFree"));
+      "{\"context\": {\"transport\": \"%s\", \"address\": \"%s\"}, \"benchmarks\": [\n"
+      "  {\"name\": \"connect\", \"iterations\": %d, \"connects_per_second\": %.1f, "
+      "\"p50_us\": %.1f, \"p99_us\": %.1f}",
+      a.sctp ? "sctp" : "tcp", a.address.c_str(), a.connects, a.connects / seconds,
+      us[us.size() / 2], us[us.size() * 99 / 100]);
+  for (const int n : a.hold) {
+    const std::map<std::string, double> before = Meminfo();
+    std::vector<Pair> held;
+    held.reserve(static_cast<size_t>(n));
+    for (int i = 0; i < n; i++) held.push_back(Connect(a, listener));
+    std::map<std::string, double> after = Meminfo();
+    const double ends = 2.0 * n;
+    auto delta = [&](const char* k) { return (after[k] - before.at(k)) / ends; };
+    std::printf(
+        ",\n  {\"name\": \"qp_memory/qps:%d\", \"qps\": %.0f, \"kernel_kib_per_qp\": %.2f, "
+        "\"used_kib_per_qp\": %.2f}",
+        n, ends, delta("Slab") + delta("VmallocUsed"), -delta("MemFree"));
+  }
+  std::printf("\n]}\n");
   return 0;
 }

@@ -41,17 +41,43 @@ done
 
 # clang-tidy takes 10-40 s a file: one per CPU. Each run leaves FILE.ok or
 # FILE.log (its findings) in $logs; neither means it did not run at all.
-tidy_one() { # FILE LOGDIR BUILD
+# A pass is remembered in $RDDP_CACHE/clang-tidy under a key of all it
+# depends on (tools/tidy-key.py: clang-tidy's version and configuration,
+# the compile command, the file and every header it includes): a file
+# whose key passed before passes without a run. Findings are never cached.
+# RDDP_TIDY_CACHE=0 runs every file.
+. tools/lib.sh
+cache=$RDDP_CACHE/clang-tidy
+mkdir -p "$cache"
+declare -A key=()
+if [ "${RDDP_TIDY_CACHE:-1}" = 1 ]; then
+	while read -r f k; do
+		key[$f]=$k
+	done < <(python3 tools/tidy-key.py . "$B" "${sources[@]}")
+fi
+tidy_one() { # FILE LOGDIR BUILD KEY CACHE
 	local log
 	log="$2/tidy-$(tr / _ <<<"$1")"
+	if [ "$4" != - ] && [ -e "$5/$4" ]; then
+		echo "(cached pass)" >"$log.ok"
+		return
+	fi
 	if nice clang-tidy -p "$3" --quiet --warnings-as-errors='*' "$1" >"$log.log" 2>&1; then
 		mv "$log.log" "$log.ok"
+		[ "$4" = - ] || echo "$1" >"$5/$4"
 	fi
 }
 export -f tidy_one
+cached=0
+for f in "${sources[@]}"; do
+	k=${key[$f]:--}
+	[ "$k" != - ] && [ -e "$cache/$k" ] && cached=$((cached + 1))
+done
 # shellcheck disable=SC2016 # $1.. belong to the inner bash
-printf '%s\0' "${sources[@]}" |
-	xargs -0 -P "$(nproc)" -I{} bash -c 'tidy_one "$1" "$2" "$3"' _ {} "$logs" "$B"
+for f in "${sources[@]}"; do
+	printf '%s\0%s\0' "$f" "${key[$f]:--}"
+done | xargs -0 -n 2 -P "$(nproc)" bash -c 'tidy_one "$4" "$1" "$2" "$5" "$3"' _ \
+	"$logs" "$B" "$cache"
 for f in "${sources[@]}"; do
 	log="$logs/tidy-$(tr / _ <<<"$f")"
 	if [ -e "$log.ok" ]; then
@@ -67,5 +93,6 @@ for f in "${sources[@]}"; do
 	fi
 done
 
+echo "# clang-tidy: $cached of ${#sources[@]} files passed before with the same inputs (tools/tidy-key.py)"
 echo "cxx-style: $passed passed, $failed failed, 0 skipped"
 [ "$failed" -eq 0 ]

@@ -79,9 +79,15 @@ if want deps; then
 	bash tools/deps.sh || rddp_die "installing dependencies failed"
 fi
 
-# Host: protocol core and tools. This configures build/cmake, whose compile
-# commands cxx-style reads in the background lane below.
-suite unit bash tools/unit-tests.sh
+# rddpctl, the test programs and the unit tests (build/cmake, whose
+# compile commands cxx-style reads), and the module for Debian's kernel:
+# what the qemu lane's first guests need, built first so that the qemu
+# lane, the long one, starts at once. Builds into build/ take the lock.
+suite userspace flock "$logdir/.build.lock" make -s userspace
+if want vm-stock; then
+	build build-for-vm-stock.log kmod-stock ||
+		rddp_die "build of rddp.ko for Debian's kernel failed"
+fi
 
 
 # VM tests, Debian's stock kernel then the debug kernel.
@@ -167,10 +173,14 @@ if want uml-debug; then
 fi
 (
 	quiet=1
-	# The host suites that build into their own trees (build/coverage,
-	# build/fuzz, the package's stage) or only read (cxx-style) go first
-	# here, beside the foreground's kmod and the qemu lane, not before both
-	# lanes.
+	# The host suites go first here, beside the qemu lane, not before both
+	# lanes: the protocol core and tools' unit tests (built above), the
+	# module's static checks (kmod-check.sh builds rddp.ko for Debian's
+	# kernel into a tree of its own, and build/kmod-debug, under the
+	# lock), then those that build into their own trees (build/coverage,
+	# build/fuzz, the package's stage) or only read (cxx-style).
+	suite unit flock "$logdir/.build.lock" bash tools/unit-tests.sh
+	suite kmod flock "$logdir/.build.lock" bash tools/kmod-check.sh
 	suite coverage bash tools/coverage.sh
 	suite fuzz bash tools/fuzz.sh "${RDDP_FUZZ_SECONDS:-15}"
 	# C++ style: clang-format and clang-tidy over userspace/ and tests/.
@@ -195,13 +205,6 @@ uml_lane=$!
 # suite ends at its own timeout).
 trap 'kill "$uml_lane" 2>/dev/null' EXIT
 
-# Kernel module builds (both kernels) and static checks, under the build
-# lock: they build build/kmod-stock and build/kmod-debug, which the
-# background lane's package suite and the qemu lane use.
-suite kmod flock "$logdir/.build.lock" bash tools/kmod-check.sh
-# rddpctl and the test programs VM tests run from /rddp/build/cmake; the
-# background lane builds there too, so under the build lock.
-suite userspace flock "$logdir/.build.lock" make -s userspace
 
 # hostile.sh here too: the hostile-peer suite on Debian's own kernel (its
 # debug-kernel run is uml-debug-hostile; qemu's, with kmemleak, comes with

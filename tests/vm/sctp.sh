@@ -135,6 +135,45 @@ for sc in 23:10 4096:10 65000:5; do
 	port=$((port + 1))
 	t_run "transport sctp: rping -V ${sc%:*} B x ${sc#*:}" rping_pair "${sc%:*}" "${sc#*:}" $port
 done
+# A live connection over SCTP as rddpctl and rdma's resource dump show it
+# (wire-sctp.md, at its top): the transport, the next DDP-SSN each way
+# (§2.2.1), segments (chunks) and octets each way, and no MPA parameters
+# (§2.2: SCTP carries no MPA). An rping -V pair that pings until killed.
+live_rts() { # both QPs in RTS, with traffic both ways (30 s at most)
+	local i
+	for ((i = 0; i < 300; i++)); do
+		[ "$(rdma res show qp | grep -c 'state RTS')" -ge 2 ] &&
+			$ctl -j qp show dev rddp0 | jq -e 'map(select(.state == "RTS") | .rx_ssn) |
+				length >= 2 and all(. > 3)' >/dev/null && return 0
+		sleep 0.1
+	done
+	cat /tmp/live-c.log /tmp/live-s.log
+	return 1
+}
+# In this shell, not in a check (whose subshell would keep the PIDs).
+rping -s -a $ip -p 7210 -S 1000 -V >/tmp/live-s.log 2>&1 &
+lsp=$!
+listening_both 7210 || echo "# no listener on port 7210"
+rping -c -a $ip -p 7210 -S 1000 -V >/tmp/live-c.log 2>&1 &
+lcp=$!
+t_run "a live rping -V over SCTP: two QPs in RTS, traffic both ways" live_rts
+t_run "-j qp show: transport sctp, DDP-SSNs, chunks and octets each way, no MPA" sh -c \
+	"$ctl -j qp show dev rddp0 | jq -e '[.[] | select(.connected and .state == \"RTS\")] |
+	length >= 2 and all(.transport == \"sctp\" and .tx_ssn > 1 and .rx_ssn > 1 and
+	.tx_fpdus > 0 and .rx_fpdus > 0 and .tx_bytes > 0 and .rx_bytes > 0 and .mulpdu > 0 and
+	(has(\"mpa_rev\") or has(\"crc\") | not))'"
+t_like "qp show: TRANSPORT sctp, MPA and CRC -" \
+	'rddp0 +[0-9]+ +RTS +198\.51\.100\.1:[0-9]+ +198\.51\.100\.1:[0-9]+ +- +- +- +[0-9]+/[0-9]+ +[a-z-]+ +sctp' \
+	$ctl qp show
+t_like "rdma -dd resource show qp: transport sctp and both DDP-SSNs" \
+	'transport sctp .*tx_ssn [0-9]+ .*rx_ssn [0-9]+' rdma -dd resource show qp
+t_like "rdma -dd resource show qp: no MPA parameters over SCTP" '^0$' \
+	sh -c 'rdma -dd resource show qp | grep -c "mpa_rev" || true'
+kill "$lcp" "$lsp" 2>/dev/null
+wait "$lcp" "$lsp" 2>/dev/null
+t_like "the live pair's QPs gone once killed" '^$' sh -c \
+	'for i in $(seq 100); do [ -z "$(rdma res show qp | grep -v "^$")" ] && break; sleep 0.1; done;
+	rdma res show qp | grep -v "^$" || true'
 t_run "rddp's SCTP socket loaded sctp.ko (net-pf-2-proto-132)" grep -q '^sctp ' /proc/modules
 t_run "modprobe sctp (and its dependencies)" modprobe sctp
 

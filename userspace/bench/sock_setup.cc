@@ -3,16 +3,18 @@
 // without rddp: the baseline under rddp-bench's `connect` and `qp_memory`
 // (Documentation/performance.md, "What an SCTP association costs").
 //
-// In one process, over an address of this host: N times connect() to its
-// own listener and accept() (timed: the handshake, three segments for TCP,
-// four chunks with SCTP's signed cookie, RFC 4960 §5.1), then close both
-// ends (not timed: the rate is N over the timed part, as rddp-bench's). Then H connections held
-// open at once, and what they took from /proc/meminfo, per end (rddp-bench counts a QP per end
-// too), for each H of --hold. SCTP sockets are one-to-one style and ask for one stream each way, as
-// rddp's (draft-ietf-rddp-sctp §5). On stdout, JSON shaped as rddp-bench's (Google Benchmark's),
-// with the same names and keys: `connect` (connects_per_second, p50_us, p99_us) and
-// `qp_memory/qps:H` (kernel_kib_per_qp, used_kib_per_qp), so that
-// tools/bench-report.py sets it beside rddp's figures.
+// In one process, over an address of this host: first H connections held
+// open at once, and what they took from /proc/meminfo, per end (rddp-bench
+// counts a QP per end too), for each H of --hold; then N times connect()
+// to its own listener and accept() (timed: the handshake, three segments
+// for TCP, four chunks with SCTP's signed cookie, RFC 4960 §5.1), then
+// close both ends (not timed: the rate is N over the timed part, as
+// rddp-bench's). SCTP sockets are one-to-one style and ask for one stream
+// each way, as rddp's (draft-ietf-rddp-sctp §5). On stdout, JSON shaped
+// as rddp-bench's (Google Benchmark's), with the same names and keys:
+// `connect` (connects_per_second, p50_us, p99_us) and `qp_memory/qps:H`
+// (kernel_kib_per_qp, used_kib_per_qp), so that tools/bench-report.py
+// sets it beside rddp's figures.
 #include <arpa/inet.h>
 #include <linux/sctp.h>
 #include <netinet/in.h>
@@ -20,6 +22,7 @@
 #include <sys/socket.h>
 
 #include <algorithm>
+#include <array>
 #include <cerrno>
 #include <chrono>
 #include <cstdint>
@@ -173,6 +176,31 @@ int main(int argc, char** argv) {
     setrlimit(RLIMIT_NOFILE, &nofile);
   }
   const Fd listener = Listen(a);
+
+  // Memory first, on caches no connection of this run has warmed: freed
+  // sockets would leave their slab objects for the next to take, and the
+  // held ones would seem to cost nothing. The counts cumulate: the
+  // connections of a smaller count stay open while those of the next are
+  // made, each figure is from the same start.
+  std::vector<int> counts = a.hold;
+  std::sort(counts.begin(), counts.end());
+  std::vector<std::string> memory;
+  std::vector<Pair> held;
+  const std::map<std::string, double> before = Meminfo();
+  for (const int n : counts) {
+    while (held.size() < static_cast<size_t>(n)) held.push_back(Connect(a, listener));
+    std::map<std::string, double> after = Meminfo();
+    const double ends = 2.0 * n;
+    auto delta = [&](const char* k) { return (after[k] - before.at(k)) / ends; };
+    std::array<char, 256> line{};
+    std::snprintf(line.data(), line.size(),
+                  ",\n  {\"name\": \"qp_memory/qps:%d\", \"qps\": %.0f, "
+                  "\"kernel_kib_per_qp\": %.2f, \"used_kib_per_qp\": %.2f}",
+                  n, ends, delta("Slab") + delta("VmallocUsed"), -delta("MemFree"));
+    memory.emplace_back(line.data());
+  }
+  held.clear();
+
   std::vector<double> us;
   for (int i = 0; i < a.connects; i++) {
     const Clock::time_point t = Clock::now();
@@ -189,19 +217,7 @@ int main(int argc, char** argv) {
       "\"p50_us\": %.1f, \"p99_us\": %.1f}",
       a.sctp ? "sctp" : "tcp", a.address.c_str(), a.connects, a.connects / seconds,
       us[us.size() / 2], us[us.size() * 99 / 100]);
-  for (const int n : a.hold) {
-    const std::map<std::string, double> before = Meminfo();
-    std::vector<Pair> held;
-    held.reserve(static_cast<size_t>(n));
-    for (int i = 0; i < n; i++) held.push_back(Connect(a, listener));
-    std::map<std::string, double> after = Meminfo();
-    const double ends = 2.0 * n;
-    auto delta = [&](const char* k) { return (after[k] - before.at(k)) / ends; };
-    std::printf(
-        ",\n  {\"name\": \"qp_memory/qps:%d\", \"qps\": %.0f, \"kernel_kib_per_qp\": %.2f, "
-        "\"used_kib_per_qp\": %.2f}",
-        n, ends, delta("Slab") + delta("VmallocUsed"), -delta("MemFree"));
-  }
+  for (const std::string& m : memory) std::fputs(m.c_str(), stdout);
   std::printf("\n]}\n");
   return 0;
 }

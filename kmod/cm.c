@@ -716,11 +716,18 @@ static void rddp_cep_accept_one(struct rddp_cep *lcep, struct socket *sock)
 	rddp_cep_put(cep);	/* the work, timer and socket hold it now */
 }
 
+/* SCTP's accept sleeps a tick when nothing is queued: ask first (cm_sctp.c). */
+static bool rddp_cep_accept_ready(struct rddp_cep *lcep)
+{
+	return !lcep->sctp || rddp_sctp_cm_accept_ready(lcep->sock);
+}
+
 static void rddp_cep_listen_work(struct rddp_cep *lcep)
 {
 	struct socket *sock;
 
-	while (lcep->sock && !kernel_accept(lcep->sock, &sock, O_NONBLOCK))
+	while (lcep->sock && rddp_cep_accept_ready(lcep) &&
+	       !kernel_accept(lcep->sock, &sock, O_NONBLOCK))
 		rddp_cep_accept_one(lcep, sock);
 }
 

@@ -114,6 +114,7 @@ void rddp_sctp_cm_setup_event(struct rddp_cep *cep);
 int rddp_sctp_cm_accept(struct rddp_cep *cep, struct iw_cm_conn_param *param);
 int rddp_sctp_cm_reject(struct rddp_cep *cep);
 int rddp_sctp_cm_accept_one(struct rddp_cep *cep);
+bool rddp_sctp_cm_accept_ready(struct socket *sock);
 void rddp_sctp_bind_more(struct rddp_device *rdev, struct socket *sock,
 			 const struct sockaddr_storage *bound);
 

@@ -68,11 +68,6 @@ tidy_one() { # FILE LOGDIR BUILD KEY CACHE
 	fi
 }
 export -f tidy_one
-cached=0
-for f in "${sources[@]}"; do
-	k=${key[$f]:--}
-	[ "$k" != - ] && [ -e "$cache/$k" ] && cached=$((cached + 1))
-done
 # shellcheck disable=SC2016 # $1.. belong to the inner bash
 for f in "${sources[@]}"; do
 	printf '%s\0%s\0' "$f" "${key[$f]:--}"
@@ -93,6 +88,7 @@ for f in "${sources[@]}"; do
 	fi
 done
 
+cached=$(grep -lx '(cached pass)' "$logs"/tidy-*.ok 2>/dev/null | wc -l)
 echo "# clang-tidy: $cached of ${#sources[@]} files passed before with the same inputs (tools/tidy-key.py)"
 echo "cxx-style: $passed passed, $failed failed, 0 skipped"
 [ "$failed" -eq 0 ]

@@ -44,7 +44,7 @@ def dependencies(entry, args):
         return None
     text = r.stdout.replace("\\\n", " ")
     _, _, deps = text.partition(":")
-    return sorted({os.path.normpath(os.path.join(entry["directory"], d)) for d in deps.split()})
+    return {os.path.normpath(os.path.join(entry["directory"], d)) for d in deps.split()}
 
 
 def key(entry, common, top, build):

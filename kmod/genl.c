@@ -124,6 +124,29 @@ static struct rddp_device *rddp_genl_dev(struct genl_info *info)
 	return ERR_PTR(-ENODEV);
 }
 
+/*
+ * Who may change a device (issue 26, item 1). GENL_UNS_ADMIN_PERM on the
+ * commands only checks CAP_NET_ADMIN over the *caller's* network
+ * namespace, which any user owns after `unshare -Urn`; in the RDMA core's
+ * default shared mode that caller still sees every device
+ * (rdma_dev_access_netns()). A device's settings act on every later
+ * connection in the device's namespace, kernel ULPs' included, so the
+ * capability must be held over that namespace: its owning user namespace,
+ * checked for the socket's opener and the sender (netlink_ns_capable()),
+ * after the lookup and under rddp_devs_lock, so the device cannot move
+ * between check and change.
+ */
+static int rddp_genl_may_change(struct sk_buff *skb, struct genl_info *info,
+				struct rddp_device *rdev)
+{
+	if (netlink_ns_capable(skb, rddp_dev_net(rdev)->user_ns,
+			       CAP_NET_ADMIN))
+		return 0;
+	GENL_SET_ERR_MSG(info,
+			 "changing a device needs CAP_NET_ADMIN over its network namespace");
+	return -EPERM;
+}
+
 /* ---- DEV_GET ---- */
 
 static int rddp_put_settings(struct sk_buff *skb,
@@ -289,28 +312,31 @@ static int rddp_dev_set_doit(struct sk_buff *skb, struct genl_info *info)
 		return ret;
 	mutex_lock(&rddp_devs_lock);
 	rdev = rddp_genl_dev(info);
-	if (IS_ERR(rdev)) {
-		mutex_unlock(&rddp_devs_lock);
-		return PTR_ERR(rdev);
+	ret = IS_ERR(rdev) ? PTR_ERR(rdev) :
+			     rddp_genl_may_change(skb, info, rdev);
+	if (!ret) {
+		/* New endpoints copy the whole struct under the lock. */
+		spin_lock_bh(&rdev->settings_lock);
+		rddp_settings_apply(&rdev->settings, tb);
+		spin_unlock_bh(&rdev->settings_lock);
 	}
-	/* New endpoints copy the whole struct under the lock. */
-	spin_lock_bh(&rdev->settings_lock);
-	rddp_settings_apply(&rdev->settings, tb);
-	spin_unlock_bh(&rdev->settings_lock);
 	mutex_unlock(&rddp_devs_lock);
-	return 0;
+	return ret;
 }
 
 static int rddp_stats_reset_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	struct rddp_device *rdev;
+	int ret;
 
 	mutex_lock(&rddp_devs_lock);
 	rdev = rddp_genl_dev(info);
-	if (!IS_ERR(rdev))
+	ret = IS_ERR(rdev) ? PTR_ERR(rdev) :
+			     rddp_genl_may_change(skb, info, rdev);
+	if (!ret)
 		rddp_stats_reset(rdev);
 	mutex_unlock(&rddp_devs_lock);
-	return PTR_ERR_OR_ZERO(rdev);
+	return ret;
 }
 
 /* ---- QP_GET ---- */
@@ -578,6 +604,10 @@ static const struct genl_small_ops rddp_genl_ops[] = {
 		.dumpit = rddp_dev_get_dumpit,
 	},
 	{
+		/*
+		 * The caller's netns first (genl core), then the device's
+		 * (rddp_genl_may_change()).
+		 */
 		.cmd = RDDP_CMD_DEV_SET,
 		.doit = rddp_dev_set_doit,
 		.flags = GENL_UNS_ADMIN_PERM,

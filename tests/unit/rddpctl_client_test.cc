@@ -217,6 +217,12 @@ TEST(RddpctlErrors, KernelErrorMessagesAndExitCodes) {
   EXPECT_STREQ(e.what(),
                "dev set rddp0: Operation not permitted; this needs CAP_NET_ADMIN (run as root)");
   EXPECT_EQ(e.code(), ExitCode::kPermission);
+  e = Thrown("dev set rddp0",
+             {EPERM, "changing a device needs CAP_NET_ADMIN over its network namespace"});
+  EXPECT_STREQ(e.what(),
+               "dev set rddp0: changing a device needs CAP_NET_ADMIN over its network namespace "
+               "(Operation not permitted)");
+  EXPECT_EQ(e.code(), ExitCode::kPermission);
   e = Thrown("monitor", {EACCES, ""});
   EXPECT_EQ(e.code(), ExitCode::kPermission);
   e = Thrown("dev set rddp0", {EINVAL, "Attribute failed policy validation"});

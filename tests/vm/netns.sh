@@ -42,6 +42,62 @@ t_like "the initial namespace sees neither" '^$' rdma dev show
 t_like "rddpctl in ns1 shows rddp1 only" '^\["rddp1"\]$' \
 	bash -c "set -o pipefail; ip netns exec ns1 $rddpctl -j dev show | jq -c '[.[].name]'"
 
+# Who may change a device in exclusive mode (issue 26, item 1): root of the
+# user namespace owning the device's network namespace. Root of the initial
+# namespace, which owns ns1, changes rddp1 from inside ns1; an unprivileged
+# user's own namespace pair (unshare -Urn) holding a device lets that user
+# change it, and a second namespace of that user's own neither sees nor
+# changes any other device.
+user() { setpriv --reuid=1000 --regid=1000 --clear-groups "$@"; }
+exits() { # CODE CMD...: CMD exits with CODE
+	local want=$1
+	shift
+	"$@"
+	local rc=$?
+	echo "[exit $rc]"
+	[ "$rc" -eq "$want" ]
+}
+crc_of() { # NS-CMD...: the crc setting rddpctl shows there
+	local out
+	out=$("$@" $rddpctl -j dev show) || return 1
+	jq -c '[.[] | {name, crc}]' <<<"$out"
+}
+t_run "root changes rddp1 from inside ns1" in1 $rddpctl dev set rddp1 crc off
+t_like "... and sees it" '^\[\{"name":"rddp1","crc":false\}\]$' crc_of in1
+t_run "... and back" in1 $rddpctl dev set rddp1 crc on
+# Not through user(): $! must be the process that enters the namespaces
+# (a backgrounded function runs in a subshell of root's).
+setpriv --reuid=1000 --regid=1000 --clear-groups unshare -Urn sleep 600 &
+upid=$!
+user_ns_ready() { # the sleeping process is in a netns of its own
+	local i
+	for i in $(seq 100); do
+		[ "$(readlink /proc/$upid/ns/net)" != "$(readlink /proc/self/ns/net)" ] && return 0
+		sleep 0.1
+	done
+	return 1
+}
+setup_nsu() {
+	user_ns_ready && ip netns attach nsu $upid && ip link add dummyu type dummy &&
+		ip link set dummyu netns nsu && ip netns exec nsu ip link set dummyu up &&
+		ip netns exec nsu rdma link add rddpu type rddp netdev dummyu &&
+		rdma dev set rddpu netns nsu
+}
+t_run "an unprivileged user's namespaces hold rddpu" setup_nsu
+as_owner() { user nsenter --preserve-credentials -t $upid -U -n "$@"; }
+t_run "their root changes rddpu" as_owner $rddpctl dev set rddpu crc off
+t_like "... and sees it" '^\[\{"name":"rddpu","crc":false\}\]$' crc_of as_owner
+t_like "their root cannot change rddp1 (not visible): exit 4" 'no such rddp device' \
+	exits 4 as_owner $rddpctl dev set rddp1 crc off
+t_like "a second namespace of the user's own sees no device" '^\[\]$' crc_of user unshare -Urn
+t_like "... and cannot change rddpu: exit 4" 'no such rddp device' \
+	exits 4 user unshare -Urn $rddpctl stats reset rddpu
+t_like "rddp1 kept CRC on" '^\[\{"name":"rddp1","crc":true\}\]$' crc_of in1
+teardown_nsu() {
+	ip netns exec nsu rdma link delete rddpu && kill $upid && ip netns del nsu
+}
+t_run "rdma link delete rddpu, the user's namespaces gone" teardown_nsu
+
 rping_ns() { # SIZE COUNT
 	in1 timeout 60 rping -s -a $ip1 -C "$2" -S "$1" -V >/tmp/rs.log 2>&1 &
 	local spid=$!

@@ -42,7 +42,7 @@ esac
 
 bins=(bash busybox kmod ip rdma ibv_devinfo ibv_devices ibv_asyncwatch ibv_rc_pingpong
 	rping ucmatose udaddy rdma_server rdma_client ib_write_bw ib_read_bw ib_send_bw
-	ib_write_lat ib_read_lat ib_send_lat iperf3 tcpdump timeout setpriv stdbuf genl jq
+	ib_write_lat ib_read_lat ib_send_lat iperf3 tcpdump timeout setpriv unshare nsenter stdbuf genl jq
 	dd sha256sum truncate iwpmd ss chrt)
 mods=(virtio_pci virtio_net 9p 9pnet_virtio dummy veth ib_core ib_cm iw_cm rdma_cm
 	ib_uverbs rdma_ucm libcrc32c crc32c_generic crc32c-intel configfs siw

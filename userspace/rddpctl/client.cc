@@ -124,7 +124,8 @@ void ThrowKernelError(const std::string& what, const NetlinkStatus& status,
   } else {
     message += ErrnoName(status.error);
   }
-  if (status.error == EPERM || status.error == EACCES)
+  // The kernel's own message, where it sent one, says over which namespace.
+  if ((status.error == EPERM || status.error == EACCES) && status.message.empty())
     message += "; this needs CAP_NET_ADMIN (run as root)";
   throw Error(ExitCodeForErrno(status.error), message);
 }

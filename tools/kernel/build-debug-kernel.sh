@@ -27,7 +27,7 @@ make -s -C "$src" O="$out" olddefconfig >/dev/null
 
 # merge_config warns but does not fail when a symbol did not take: check the
 # ones the tests rely on.
-for sym in KASAN PROVE_LOCKING DEBUG_KMEMLEAK KUNIT RDMA_SIW INFINIBAND_USER_ACCESS \
+for sym in KASAN PROVE_LOCKING DEBUG_KMEMLEAK KUNIT RDMA_SIW INFINIBAND_USER_ACCESS USER_NS \
 	NET_9P_VIRTIO 9P_FS DUMMY VETH DEBUG_ATOMIC_SLEEP NFS_V4_2 SUNRPC_XPRT_RDMA NVME_RDMA \
 	NVME_TARGET_RDMA INFINIBAND_ISER INFINIBAND_ISERT BLK_DEV_SD TCM_FILEIO ISCSI_TCP; do
 	grep -Eq "^CONFIG_${sym}=(y|m)" "$out/.config" ||

@@ -50,7 +50,7 @@ mk defconfig >/dev/null
 	"$build/.config" "${frags[@]}" >/dev/null)
 mk olddefconfig >/dev/null
 
-syms=(UML_PCI_OVER_VIRTIO INFINIBAND_USER_ACCESS RDMA_SIW HOSTFS BLK_DEV_INITRD DUMMY VETH NET_NS
+syms=(UML_PCI_OVER_VIRTIO INFINIBAND_USER_ACCESS RDMA_SIW HOSTFS BLK_DEV_INITRD DUMMY VETH NET_NS USER_NS
 	IP_SCTP)
 # DEBUG_ATOMIC_SLEEP of the debug list cannot take: it needs preemption,
 # which UML does not have (ARCH_NO_PREEMPT); the qemu debug kernel keeps it.

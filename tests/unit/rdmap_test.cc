@@ -188,8 +188,7 @@ TEST(Rdmap, CoverInOrder) {
   EXPECT_EQ(len, 0u);
   rddp_ddp_cover_init(&c);
   EXPECT_EQ(rddp_ddp_cover_add(&c, 5, 0, true, true, &len), RDDP_ERR_DDP_U_MO);
-  EXPECT_EQ(rddp_ddp_cover_add(&c, 0xFFFFFFF0u, 0x20, true, false, &len),
-            RDDP_ERR_DDP_U_TOO_LONG);
+  EXPECT_EQ(rddp_ddp_cover_add(&c, 0xFFFFFFF0u, 0x20, true, false, &len), RDDP_ERR_DDP_U_TOO_LONG);
 }
 
 // Any MO order (DDP over SCTP): duplicates and overlaps are placed again,

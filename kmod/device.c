@@ -1,7 +1,45 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * rddp device lifecycle: allocation, registration with the RDMA core,
- * device/port/GID queries and release.
+ * device/port/GID queries and release, and rddp's own table of its devices.
+ *
+ * siw's driver id. rddp registers its devices with siw's driver id
+ * (RDMA_DRIVER_SIW), so that Debian's unmodified libsiw binds to them. The
+ * RDMA core and siw cannot tell the two drivers' devices apart by that id
+ * (Documentation/architecture.md, "siw and rddp in one kernel"):
+ *  - ib_unregister_driver(RDMA_DRIVER_SIW) unregisters both drivers'
+ *    devices. rddp's module exit unregisters the devices of its own table
+ *    instead (rddp_device_exit());
+ *  - ib_device_get_by_netdev(netdev, RDMA_DRIVER_SIW) finds both drivers'
+ *    devices, and siw's netdev notifier takes what it finds there for a
+ *    struct siw_device. So rddp does not file its device under its netdev
+ *    with ib_device_set_netdev() but gives the core the netdev through
+ *    get_netdev (rddp_get_netdev()): the port queries, rdma_cm and `rdma
+ *    link` see it, that lookup does not; rddp's own lookups by netdev use
+ *    the table;
+ *  - siw's module exit calls ib_unregister_driver(RDMA_DRIVER_SIW) too,
+ *    which rddp cannot change: while rddp has a device, it holds a reference
+ *    on siw's module (rddp_siw_pin()), so `rmmod siw` is refused ("in use")
+ *    instead of removing rddp's devices.
+ *
+ * The table. Each device is in rddp_devices from before its registration
+ * until module exit or rddp_devices_reap(), holding a reference on its
+ * struct device: the ib_device, its unregistration lock included, outlives
+ * any unregistration of it. @state (enum rddp_dev_state) says whether it
+ * may be looked up (ALIVE: registered and not yet in dealloc_driver).
+ * rddp_devices_reap() drops the entries of devices that are gone by
+ * calling ib_unregister_device() on each: for a device that another path
+ * (`rdma link delete`, a queued unregistration) is unregistering, that
+ * waits on the core's per-device unregistration lock until its
+ * dealloc_driver has returned, then does nothing. So module exit, which
+ * reaps every entry, returns only when no rddp code runs for a device any
+ * more: the fence ib_unregister_driver() gives, for rddp's devices alone.
+ *
+ * rddp_devices_lock (mutex) guards the table, the devices' @state,
+ * rddp_devices_alive and rddp_siw. It is taken under RTNL (the netdev
+ * notifier), under the core's link_ops_rwsem (newlink) and under a
+ * device's unregistration lock (dealloc_driver); nothing is called under it
+ * that waits for any of those.
  */
 #include <linux/module.h>
 #include <net/addrconf.h>
@@ -12,6 +50,101 @@
 #include "cm.h"
 #include "rddp.h"
 #include "mem.h"
+
+static DEFINE_MUTEX(rddp_devices_lock);
+static LIST_HEAD(rddp_devices);
+/* Devices siw's module exit could remove: created and not yet deallocated. */
+static unsigned int rddp_devices_alive;
+/* siw's module, referenced while rddp_devices_alive is not 0, or NULL. */
+static struct module *rddp_siw;
+
+/*
+ * Hold a reference on siw's module @mod, or if NULL on the one loaded now,
+ * found by name among the modules in sysfs (the kset our own module's
+ * kobject is in; rddp is always a module). The kobject's reference keeps
+ * struct module alive until try_module_get() has decided. Return: 0 (also
+ * when siw is not loaded, or built in: then it never goes), -EBUSY if siw
+ * is being unloaded.
+ */
+static int rddp_siw_pin(struct module *mod)
+{
+	struct kobject *kobj = NULL;
+	int ret = 0;
+
+	lockdep_assert_held(&rddp_devices_lock);
+	if (!mod) {
+		kobj = kset_find_obj(THIS_MODULE->mkobj.kobj.kset, "siw");
+		if (!kobj)
+			return 0;
+		mod = container_of(kobj, struct module_kobject, kobj)->mod;
+	}
+	if (mod && try_module_get(mod)) {
+		rddp_siw = mod;
+		pr_info("rddp: siw stays loaded while rddp has devices: its unload would remove them (both drivers use driver id RDMA_DRIVER_SIW)\n");
+	} else if (mod) {
+		ret = -EBUSY;
+	}
+	kobject_put(kobj);
+	return ret;
+}
+
+/* One device fewer that siw's unload could remove. */
+static void rddp_devices_unhold(void)
+{
+	lockdep_assert_held(&rddp_devices_lock);
+	if (--rddp_devices_alive || !rddp_siw)
+		return;
+	module_put(rddp_siw);
+	rddp_siw = NULL;
+	pr_info("rddp: no rddp device left: siw may be unloaded\n");
+}
+
+/* siw comes or goes while rddp is loaded (the module notifier chain). */
+static int rddp_module_event(struct notifier_block *nb, unsigned long event,
+			     void *data)
+{
+	struct module *mod = data;
+
+	if (strcmp(mod->name, "siw"))
+		return NOTIFY_DONE;
+	mutex_lock(&rddp_devices_lock);
+	if (event == MODULE_STATE_LIVE && rddp_devices_alive && !rddp_siw)
+		rddp_siw_pin(mod);
+	/* a failed init: the module is freed whatever its references */
+	if (event == MODULE_STATE_GOING && rddp_siw == mod) {
+		module_put(mod);
+		rddp_siw = NULL;
+	}
+	mutex_unlock(&rddp_devices_lock);
+	return NOTIFY_OK;
+}
+
+static struct notifier_block rddp_module_notifier = {
+	.notifier_call = rddp_module_event,
+};
+
+/*
+ * Drop the table's entries of devices that are gone, or with @all of
+ * every device (module exit: no newlink runs any more), unregistering
+ * those still alive. Process context, none of the locks above held.
+ */
+static void rddp_devices_reap(bool all)
+{
+	struct rddp_device *rdev, *tmp;
+	LIST_HEAD(gone);
+
+	mutex_lock(&rddp_devices_lock);
+	list_for_each_entry_safe(rdev, tmp, &rddp_devices, node)
+		if (all || rdev->state == RDDP_DEV_GONE)
+			list_move(&rdev->node, &gone);
+	mutex_unlock(&rddp_devices_lock);
+	list_for_each_entry_safe(rdev, tmp, &gone, node) {
+		list_del(&rdev->node);
+		/* waits for an unregistration in progress; see above */
+		ib_unregister_device(&rdev->ibdev);
+		put_device(&rdev->ibdev.dev);
+	}
+}
 
 enum ib_port_state rddp_port_state(struct net_device *netdev)
 {
@@ -125,6 +258,10 @@ static void rddp_dealloc_driver(struct ib_device *ibdev)
 {
 	struct rddp_device *rdev = to_rddp_dev(ibdev);
 
+	mutex_lock(&rddp_devices_lock);
+	rdev->state = RDDP_DEV_GONE;	/* no more lookups */
+	rddp_devices_unhold();
+	mutex_unlock(&rddp_devices_lock);
 	rddp_genl_dev_del(rdev);
 	rddp_cm_device_stop(rdev);
 	/* Every QP is gone, so is every MR holder: free what they held. */
@@ -138,12 +275,30 @@ static void rddp_dealloc_driver(struct ib_device *ibdev)
 	pr_debug("%s: released\n", dev_name(&ibdev->dev));
 }
 
+/*
+ * The port's netdev for the core (iw_query_port(), `rdma link`), given
+ * this way and not with ib_device_set_netdev() so that siw's notifier never
+ * finds an rddp device (see the top of this file). The core drops the
+ * reference; none once the netdev is unregistering (ib_verbs.h's rule).
+ * The device holds the netdev until dealloc_driver.
+ */
+static struct net_device *rddp_get_netdev(struct ib_device *ibdev, u32 port)
+{
+	struct net_device *netdev = to_rddp_dev(ibdev)->netdev;
+
+	if (port != 1 || READ_ONCE(netdev->reg_state) != NETREG_REGISTERED)
+		return NULL;
+	dev_hold(netdev);
+	return netdev;
+}
+
 static const struct ib_device_ops rddp_device_ops = {
 	.owner = THIS_MODULE,
 	.driver_id = RDMA_DRIVER_SIW,	/* so Debian's unmodified libsiw binds */
 	.uverbs_abi_ver = SIW_ABI_VERSION,
 
 	.dealloc_driver = rddp_dealloc_driver,
+	.get_netdev = rddp_get_netdev,
 	.get_port_immutable = rddp_get_port_immutable,
 	.query_device = rddp_query_device,
 	.query_gid = rddp_query_gid,
@@ -151,16 +306,15 @@ static const struct ib_device_ops rddp_device_ops = {
 	.query_port = rddp_query_port,
 };
 
-struct rddp_device *rddp_device_create(const char *name,
-				       struct net_device *netdev)
+/* Allocate and set up a device; nothing registered yet. */
+static struct rddp_device *rddp_device_alloc(struct net_device *netdev)
 {
 	struct rddp_device *rdev;
 	struct ib_device *ibdev;
-	int ret;
 
 	rdev = ib_alloc_device(rddp_device, ibdev);
 	if (!rdev)
-		return ERR_PTR(-ENOMEM);
+		return NULL;
 	ibdev = &rdev->ibdev;
 	rdev->netdev = netdev;
 	netdev_hold(netdev, &rdev->netdev_tracker, GFP_KERNEL);
@@ -189,20 +343,72 @@ struct rddp_device *rddp_device_create(const char *name,
 	atomic_set(&rdev->num_ctx, 0);
 	xa_init_flags(&rdev->qp_xa, XA_FLAGS_ALLOC1);
 	xa_init_flags(&rdev->mr_xa, XA_FLAGS_ALLOC1);
+	return rdev;
+}
 
+/* Register @rdev, in the table from before (see the top of this file). */
+static int rddp_device_register(struct rddp_device *rdev, const char *name)
+{
+	struct ib_device *ibdev = &rdev->ibdev;
+	int ret;
+
+	mutex_lock(&rddp_devices_lock);
+	rdev->state = RDDP_DEV_NEW;
+	get_device(&ibdev->dev);
+	list_add_tail(&rdev->node, &rddp_devices);
+	mutex_unlock(&rddp_devices_lock);
+
+	ret = ib_register_device(ibdev, name, NULL);
+
+	mutex_lock(&rddp_devices_lock);
+	if (ret) {
+		list_del(&rdev->node);
+		put_device(&ibdev->dev);
+	} else if (rdev->state == RDDP_DEV_NEW) {
+		/* not if `rdma link delete` was quicker */
+		rdev->state = RDDP_DEV_ALIVE;
+	}
+	mutex_unlock(&rddp_devices_lock);
+	return ret;
+}
+
+struct rddp_device *rddp_device_create(const char *name,
+				       struct net_device *netdev)
+{
+	struct rddp_device *rdev;
+	int ret;
+
+	rddp_devices_reap(false);
+	mutex_lock(&rddp_devices_lock);
+	ret = rddp_siw ? 0 : rddp_siw_pin(NULL);
+	if (!ret)
+		rddp_devices_alive++;
+	mutex_unlock(&rddp_devices_lock);
+	if (ret) {
+		pr_warn("%s: siw is being unloaded, and its unload removes every device with its driver id: try again\n",
+			name);
+		return ERR_PTR(ret);
+	}
+
+	ret = -ENOMEM;
+	rdev = rddp_device_alloc(netdev);
+	if (!rdev)
+		goto err_unhold;
 	ret = rddp_stats_alloc(rdev);
 	if (ret)
 		goto err_dealloc;
-
-	ret = ib_device_set_netdev(ibdev, netdev, 1);
+	ret = rddp_device_register(rdev, name);
 	if (ret)
 		goto err_stats;
-
-	ret = ib_register_device(ibdev, name, NULL);
-	if (ret)
-		goto err_stats;
-
 	rddp_genl_dev_add(rdev);
+	/*
+	 * The notifier finds the device only from here on: a netdev whose
+	 * unregistration began before would wait for our reference forever.
+	 */
+	if (READ_ONCE(netdev->reg_state) != NETREG_REGISTERED) {
+		ib_unregister_device(&rdev->ibdev);
+		return ERR_PTR(-ENODEV);
+	}
 	return rdev;
 
 err_stats:
@@ -210,25 +416,44 @@ err_stats:
 err_dealloc:
 	/* Before registration the core does not call dealloc_driver. */
 	netdev_put(netdev, &rdev->netdev_tracker);
-	ib_dealloc_device(ibdev);
+	ib_dealloc_device(&rdev->ibdev);
+err_unhold:
+	mutex_lock(&rddp_devices_lock);
+	rddp_devices_unhold();
+	mutex_unlock(&rddp_devices_lock);
 	return ERR_PTR(ret);
 }
 
 struct rddp_device *rddp_device_get_by_netdev(struct net_device *netdev)
 {
-	struct ib_device *ibdev;
+	struct rddp_device *rdev, *found = NULL;
 
-	ibdev = ib_device_get_by_netdev(netdev, RDMA_DRIVER_SIW);
-	if (!ibdev)
-		return NULL;
-	if (ibdev->ops.owner != THIS_MODULE) {
-		ib_device_put(ibdev);
-		return NULL;
+	mutex_lock(&rddp_devices_lock);
+	list_for_each_entry(rdev, &rddp_devices, node) {
+		if (rdev->state == RDDP_DEV_ALIVE && rdev->netdev == netdev &&
+		    ib_device_try_get(&rdev->ibdev)) {
+			found = rdev;
+			break;
+		}
 	}
-	return to_rddp_dev(ibdev);
+	mutex_unlock(&rddp_devices_lock);
+	return found;
 }
 
 void rddp_device_put(struct rddp_device *rdev)
 {
 	ib_device_put(&rdev->ibdev);
+}
+
+int rddp_device_init(void)
+{
+	return register_module_notifier(&rddp_module_notifier);
+}
+
+void rddp_device_exit(void)
+{
+	rddp_devices_reap(true);
+	unregister_module_notifier(&rddp_module_notifier);
+	/* every device's dealloc_driver ran: siw is not referenced */
+	WARN_ON(rddp_devices_alive || rddp_siw);
 }

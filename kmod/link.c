@@ -32,20 +32,25 @@ static int rddp_newlink(const char *name, struct net_device *netdev)
 		return -EEXIST;
 	}
 
+	/* One device per netdev. */
+	rdev = rddp_device_get_by_netdev(netdev);
+	if (rdev) {
+		pr_warn("%s: netdev %s already has rddp device %s\n", name,
+			netdev->name, dev_name(&rdev->ibdev.dev));
+		rddp_device_put(rdev);
+		return -EEXIST;
+	}
 	/*
-	 * One device per netdev. A siw device shares our driver id; siw and
-	 * rddp must not be loaded in the same kernel (Documentation/
-	 * architecture.md), and a siw device found here proves that they are.
+	 * Nor beside siw's: two iWARP devices with one address each claim
+	 * its connections. The core files siw's devices under their netdev,
+	 * never rddp's (device.c), so what this finds is siw's.
 	 */
 	other = ib_device_get_by_netdev(netdev, RDMA_DRIVER_SIW);
 	if (other) {
-		bool is_siw = other->ops.owner != THIS_MODULE;
-
-		pr_warn("%s: netdev %s already has %s device %s\n", name,
-			netdev->name, is_siw ? "a siw" : "an rddp",
-			dev_name(&other->dev));
+		pr_warn("%s: netdev %s already has siw device %s\n", name,
+			netdev->name, dev_name(&other->dev));
 		ib_device_put(other);
-		return is_siw ? -EBUSY : -EEXIST;
+		return -EBUSY;
 	}
 
 	rdev = rddp_device_create(name, netdev);

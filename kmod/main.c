@@ -43,9 +43,13 @@ static int __init rddp_init(void)
 	if (ret)
 		goto err_tx;
 
-	ret = rddp_netdev_init();
+	ret = rddp_device_init();
 	if (ret)
 		goto err_genl;
+
+	ret = rddp_netdev_init();
+	if (ret)
+		goto err_device;
 
 	ret = rddp_link_init();
 	if (ret)
@@ -56,6 +60,8 @@ static int __init rddp_init(void)
 
 err_netdev:
 	rddp_netdev_exit();
+err_device:
+	rddp_device_exit();
 err_genl:
 	rddp_genl_exit();
 err_tx:
@@ -73,13 +79,12 @@ static void __exit rddp_exit(void)
 	rddp_link_exit();
 	rddp_netdev_exit();
 	/*
-	 * Unregister every device with our driver id and wait for queued
-	 * unregistrations (NETDEV_UNREGISTER) to finish: only the core can
-	 * wait for those without racing their dealloc_driver callback. This
-	 * would also remove siw devices, which is why siw and rddp never share
-	 * a kernel (Documentation/architecture.md).
+	 * Unregister rddp's devices, and only those: siw's share the driver
+	 * id, so ib_unregister_driver() would remove them too. Returns once
+	 * every unregistration in progress elsewhere (`rdma link delete`,
+	 * queued at NETDEV_UNREGISTER) has left dealloc_driver (device.c).
 	 */
-	ib_unregister_driver(RDMA_DRIVER_SIW);
+	rddp_device_exit();
 	/* dealloc_driver took every device out of the genl table. */
 	rddp_genl_exit();
 	rddp_tx_exit();

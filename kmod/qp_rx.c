@@ -118,6 +118,23 @@ static int rddp_rx_tagged(struct rddp_stream *s, u32 len)
 	return 0;
 }
 
+/*
+ * Whether a Send's segments must come in MO order, each starting where
+ * the octets placed so far end, or may come in any (rddp_ddp_cover_add(),
+ * RFC 5041 §5.3: the Data Source SHOULD send them in increasing MO).
+ * Over TCP the stream is the sender's order and MO order is required, as
+ * siw does. Over SCTP the LLP restores the sender's order by DDP-SSN
+ * (draft-ietf-rddp-sctp-00 §2.2.1, §7) before handing segments up, so
+ * only a sender that submitted them out of MO order shows one; it is
+ * taken, within RDDP_DDP_COVER_RUNS runs. Either way the segment with L
+ * set must leave the message whole (RFC 5041 §5.4), or the receive never
+ * completes: a Terminate, "invalid MO" (RFC 5041 §7.2).
+ */
+static bool rddp_rx_mo_in_order(const struct rddp_stream *s)
+{
+	return s->llp != &rddp_llp_sctp;
+}
+
 static int rddp_rx_send(struct rddp_stream *s, u32 len)
 {
 	struct rddp_hdr *h = &s->rx_hdr;
@@ -133,7 +150,7 @@ static int rddp_rx_send(struct rddp_stream *s, u32 len)
 		if (rddp_qp_rq_next(qp, rqe))
 			return rddp_rx_fail(s, RDDP_ERR_DDP_U_NO_BUF, NULL);
 		s->rx_rqe_valid = true;
-		s->rx_msg_len = 0;
+		rddp_ddp_cover_init(&s->rx_cover);
 		rddp_sg_init(&s->rx_sg);
 		/* An SRQ's receives belong to the SRQ's PD, not the QP's. */
 		pd = qp->srq ? qp->srq->base.pd : qp->base.pd;
@@ -153,6 +170,9 @@ static int rddp_rx_send(struct rddp_stream *s, u32 len)
 	/* RFC 5041 §7.1: MSN window, MO and length against the buffer */
 	err = rddp_ddp_check_untagged(h, len, s->rx_msn[RDDP_QN_SEND], 1,
 				      s->rx_sg.total);
+	if (!err)
+		err = rddp_ddp_cover_add(&s->rx_cover, h->mo, len, h->last,
+					 rddp_rx_mo_in_order(s), &s->rx_msg_len);
 	if (err)
 		return rddp_rx_fail(s, err, NULL);
 	if (rddp_sg_seek(&s->rx_sg, h->mo))
@@ -460,7 +480,7 @@ static int rddp_rx_fpdu_done(void *ctx)
 			h->opcode == RDDP_OP_SEND_SE_INV;
 		if (inval && rddp_rx_send_inval(s))
 			return -1;
-		bytes = h->mo + s->rx_seg_len;
+		bytes = s->rx_msg_len;	/* rddp_rx_send(): all of it placed */
 		rddp_sg_release(&s->rx_sg);
 		s->rx_rqe_valid = false;
 		s->rx_msn[RDDP_QN_SEND]++;

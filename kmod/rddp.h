@@ -11,9 +11,12 @@
  *    unregister, module unload).
  *  - rddp_device.netdev is held (netdev_hold) from rddp_device_create() until
  *    rddp_dealloc_driver(); it never changes. NETDEV_UNREGISTER queues
- *    unregistration of the device (netdev.c), so both this reference and the
- *    RDMA core's (ib_device_set_netdev()) are dropped before the netdev can
- *    be freed.
+ *    unregistration of the device (netdev.c), so this reference is dropped
+ *    before the netdev can be freed. The core gets the netdev through the
+ *    get_netdev op, not ib_device_set_netdev() (device.c says why).
+ *  - device.c's table holds a reference on each device's struct device from
+ *    before registration until module exit or until it reaps the entry of
+ *    a device that is gone.
  */
 #ifndef RDDP_H
 #define RDDP_H
@@ -175,6 +178,18 @@ struct rddp_stats {
 };
 
 /**
+ * enum rddp_dev_state - a device in device.c's table
+ * @RDDP_DEV_NEW: being registered
+ * @RDDP_DEV_ALIVE: registered: rddp_device_get_by_netdev() finds it
+ * @RDDP_DEV_GONE: rddp_dealloc_driver() has run or is running
+ */
+enum rddp_dev_state {
+	RDDP_DEV_NEW,
+	RDDP_DEV_ALIVE,
+	RDDP_DEV_GONE,
+};
+
+/**
  * struct rddp_device - an rddp RDMA device, bound to one netdev
  * @ibdev: the core's device
  * @settings_lock: protects @settings
@@ -183,6 +198,8 @@ struct rddp_stats {
  *	DEV_SET
  * @stats: the per-CPU counters
  * @listed: in the module's device table (genl.c), under its mutex
+ * @node: in device.c's table of rddp's devices, under rddp_devices_lock
+ * @state: enum rddp_dev_state, under rddp_devices_lock
  * @cep_lock: protects @cep_list
  * @cep_list: connection endpoints (cm.c) that are listening or setting up
  *	a connection; an endpoint leaves the list when it closes or hands
@@ -216,6 +233,8 @@ struct rddp_device {
 	struct rddp_settings settings;
 	struct rddp_stats __percpu *stats;
 	bool listed;
+	struct list_head node;
+	u8 state;
 	spinlock_t cep_lock;		/* see above */
 	struct list_head cep_list;
 	struct net_device *netdev;
@@ -266,8 +285,8 @@ struct rddp_device *rddp_device_create(const char *name,
  * rddp_device_get_by_netdev() - the rddp device bound to a netdev
  * @netdev: the netdev
  *
- * Devices of other drivers sharing the siw driver id (siw itself) are not
- * returned.
+ * Looks in rddp's own table: devices of other drivers sharing the siw
+ * driver id (siw itself) are never returned.
  *
  * Return: the device with a registration reference the caller drops with
  * rddp_device_put(), or NULL.
@@ -447,6 +466,23 @@ void rddp_genl_term(struct rddp_qp *qp, bool sent,
  */
 void rddp_genl_conn_failed(struct rddp_device *rdev,
 			   const struct sockaddr_storage *remote, int err);
+
+/**
+ * rddp_device_init() - module init: follow siw's module loads (device.c
+ * keeps siw loaded while rddp has devices)
+ *
+ * Return: 0 or a negative errno.
+ */
+int rddp_device_init(void);
+
+/**
+ * rddp_device_exit() - module exit: unregister every rddp device, wait
+ * until no unregistration of one is in progress (the fence
+ * ib_unregister_driver() would give, for rddp's devices alone)
+ *
+ * Called once no newlink can run and the netdev notifier is gone.
+ */
+void rddp_device_exit(void);
 
 /**
  * rddp_link_init() - module init: register the "rddp" rdma link type

@@ -283,7 +283,10 @@ struct rddp_stream_params {
  * @rx_rqe: RX: that WQE
  * @rx_sg: RX: its receive buffer
  * @rx_msn: RX: the expected MSN per untagged queue
- * @rx_msg_len: RX: Send bytes placed so far
+ * @rx_cover: RX: the octets of that Send its segments placed so far
+ *	(RFC 5041 §5.4; qp_rx.c)
+ * @rx_msg_len: RX: that Send's length, set by its last segment once the
+ *	segment is known to leave no octet of it unplaced
  * @rx_small: RX: small untagged messages (Read Request, Terminate)
  *	collected here
  * @rx_small_len: RX: octets in @rx_small
@@ -379,6 +382,7 @@ struct rddp_stream {
 	struct siw_rqe rx_rqe;
 	struct rddp_sg rx_sg;
 	u32 rx_msn[RDDP_QN_MAX];
+	struct rddp_ddp_cover rx_cover;
 	u32 rx_msg_len;
 	u8 rx_small[RDDP_TERM_MAX_LEN];
 	u32 rx_small_len;

@@ -296,6 +296,62 @@ enum rddp_err rddp_ddp_check_untagged(const struct rddp_hdr *h,
 				      u32 payload_len, u32 msn_first,
 				      u32 nr_bufs, u64 buf_len);
 
+/* The most disjoint runs of placed octets one untagged message may have. */
+#define RDDP_DDP_COVER_RUNS	8
+
+/**
+ * struct rddp_ddp_cover - which octets of an untagged message are placed
+ * @nr: runs in use
+ * @run: the runs, [start, end) in message octets: sorted, disjoint and
+ *	not adjacent (touching runs are merged)
+ *
+ * A fixed array, so a peer's choice of MOs never costs an allocation:
+ * a message that would need more runs is refused (rddp_ddp_cover_add()).
+ */
+struct rddp_ddp_cover {
+	u32 nr;
+	struct {
+		u32 start;
+		u32 end;
+	} run[RDDP_DDP_COVER_RUNS];
+};
+
+/**
+ * rddp_ddp_cover_init() - a message with nothing placed yet
+ * @c: its coverage
+ */
+static inline void rddp_ddp_cover_init(struct rddp_ddp_cover *c)
+{
+	c->nr = 0;
+}
+
+/**
+ * rddp_ddp_cover_add() - account a segment of an untagged message before
+ * its payload is placed (RFC 5041 §5.3, §5.4, §7.1 item 3)
+ * @c: the message's coverage so far; updated only on success
+ * @mo: the segment's MO
+ * @len: its payload octets (within the buffer: rddp_ddp_check_untagged())
+ * @last: its L bit
+ * @in_order: the segment must start where the octets placed so far end
+ *	(an LLP that delivers the sender's segments in order and whose
+ *	senders send them in MO order, MPA over TCP); else any MO order is
+ *	taken, octets placed again included
+ * @msg_len: with @last, set to the message's length
+ *
+ * The segment with L set is the message's last one as delivered (the
+ * LLP's order: TCP's, or DDP-SSN order over SCTP): with it, the octets
+ * placed must be exactly [0, msg_len), msg_len being the end of the
+ * highest octet any of its segments carried. So a message never completes
+ * over an octet no segment placed.
+ *
+ * Return: RDDP_ERR_NONE; RDDP_ERR_DDP_U_MO ("invalid MO", RFC 5041 §7.2)
+ * for a segment out of order (@in_order), a last segment that leaves a
+ * gap, or more than RDDP_DDP_COVER_RUNS runs; RDDP_ERR_DDP_U_TOO_LONG if
+ * @mo + @len wraps.
+ */
+enum rddp_err rddp_ddp_cover_add(struct rddp_ddp_cover *c, u32 mo, u32 len,
+				 bool last, bool in_order, u32 *msg_len);
+
 /**
  * rddp_ddp_check_tagged() - tagged bounds checks (RFC 5041 §7.1 items 3-5)
  * @to: the tagged offset of the access

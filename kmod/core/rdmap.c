@@ -209,6 +209,62 @@ enum rddp_err rddp_ddp_check_untagged(const struct rddp_hdr *h,
 	return RDDP_ERR_NONE;
 }
 
+/* Merge [a, b), b > a, into @c; false if that needs one run too many. */
+static bool rddp_ddp_cover_merge(struct rddp_ddp_cover *c, u32 a, u32 b)
+{
+	u32 i = 0, j, k, gone;
+
+	while (i < c->nr && c->run[i].end < a)
+		i++;
+	/* runs i .. j - 1 overlap or touch [a, b): they become one */
+	for (j = i; j < c->nr && c->run[j].start <= b; j++) {
+		a = a < c->run[j].start ? a : c->run[j].start;
+		b = b > c->run[j].end ? b : c->run[j].end;
+	}
+	if (i == j) {
+		if (c->nr == RDDP_DDP_COVER_RUNS)
+			return false;
+		for (k = c->nr; k > i; k--)
+			c->run[k] = c->run[k - 1];
+		c->nr++;
+	} else {
+		gone = j - i - 1;
+		for (k = j; k < c->nr; k++)
+			c->run[k - gone] = c->run[k];
+		c->nr -= gone;
+	}
+	c->run[i].start = a;
+	c->run[i].end = b;
+	return true;
+}
+
+enum rddp_err rddp_ddp_cover_add(struct rddp_ddp_cover *c, u32 mo, u32 len,
+				 bool last, bool in_order, u32 *msg_len)
+{
+	struct rddp_ddp_cover next = *c;
+	u32 end;
+
+	if (len > 0xffffffffu - mo)
+		return RDDP_ERR_DDP_U_TOO_LONG;
+	/* placed so far: [0, run[0].end) when in order */
+	if (in_order && mo != (c->nr ? c->run[0].end : 0))
+		return RDDP_ERR_DDP_U_MO;
+	if (len && !rddp_ddp_cover_merge(&next, mo, mo + len))
+		return RDDP_ERR_DDP_U_MO;
+	if (last) {
+		end = mo + len;
+		if (next.nr && next.run[next.nr - 1].end > end)
+			end = next.run[next.nr - 1].end;
+		/* RFC 5041 §5.4: delivered only when all of it is placed */
+		if (end && (next.nr != 1 || next.run[0].start ||
+			    next.run[0].end != end))
+			return RDDP_ERR_DDP_U_MO;
+		*msg_len = end;
+	}
+	*c = next;
+	return RDDP_ERR_NONE;
+}
+
 enum rddp_err rddp_ddp_check_tagged(u64 to, u32 len, u64 base, u64 size,
 				    bool rdmap)
 {

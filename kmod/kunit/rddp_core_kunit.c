@@ -243,6 +243,39 @@ static void rddp_rdmap_terminate(struct kunit *test)
 }
 
 /*
+ * RFC 5041 §5.4, §7.2 "invalid MO": a Send completes only over octets its
+ * segments placed. In MO order (MPA): a lone last segment at MO 4096 and a
+ * gap are refused; in any order (SCTP) a backwards message is whole.
+ */
+static void rddp_rdmap_cover(struct kunit *test)
+{
+	struct rddp_ddp_cover c;
+	u32 len = 0;
+
+	rddp_ddp_cover_init(&c);
+	KUNIT_EXPECT_EQ(test, rddp_ddp_cover_add(&c, 4096, 16, true, true,
+						 &len), RDDP_ERR_DDP_U_MO);
+	KUNIT_EXPECT_EQ(test, rddp_ddp_cover_add(&c, 0, 16, false, true, &len),
+			RDDP_ERR_NONE);
+	KUNIT_EXPECT_EQ(test, rddp_ddp_cover_add(&c, 32, 16, true, true, &len),
+			RDDP_ERR_DDP_U_MO);
+	KUNIT_EXPECT_EQ(test, rddp_ddp_cover_add(&c, 16, 16, true, true, &len),
+			RDDP_ERR_NONE);
+	KUNIT_EXPECT_EQ(test, len, 32U);
+
+	rddp_ddp_cover_init(&c);
+	KUNIT_EXPECT_EQ(test, rddp_ddp_cover_add(&c, 32, 16, false, false,
+						 &len), RDDP_ERR_NONE);
+	KUNIT_EXPECT_EQ(test, rddp_ddp_cover_add(&c, 0, 16, true, false, &len),
+			RDDP_ERR_DDP_U_MO);
+	KUNIT_EXPECT_EQ(test, rddp_ddp_cover_add(&c, 16, 16, false, false,
+						 &len), RDDP_ERR_NONE);
+	KUNIT_EXPECT_EQ(test, rddp_ddp_cover_add(&c, 0, 16, true, false, &len),
+			RDDP_ERR_NONE);
+	KUNIT_EXPECT_EQ(test, len, 48U);
+}
+
+/*
  * draft-ietf-rddp-sctp-00 §2.2.2/§2.2.3: a Session Initiate and a DDP
  * Segment built and parsed back; a Terminate with private data refused.
  */
@@ -422,6 +455,7 @@ static struct kunit_case rddp_core_cases[] = {
 	KUNIT_CASE(rddp_fpdu_malformed),
 	KUNIT_CASE(rddp_mpa_frame_roundtrip),
 	KUNIT_CASE(rddp_rdmap_terminate),
+	KUNIT_CASE(rddp_rdmap_cover),
 	KUNIT_CASE(rddp_sctp_chunks),
 	KUNIT_CASE(rddp_sctp_conn_prefix),
 	KUNIT_CASE(rddp_sctp_ssn_window),

@@ -3,6 +3,7 @@
 // Terminate messages, and the error -> Terminate table.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <random>
 #include <set>
@@ -162,6 +163,106 @@ TEST(Rdmap, UntaggedPlacementChecks) {
   EXPECT_EQ(rddp_ddp_check_untagged(&h, 0, 0xFFFFFFFEu, 3, 150), RDDP_ERR_DDP_U_MSN_RANGE);
   h.mo = 0xFFFFFFFFu;
   EXPECT_EQ(rddp_ddp_check_untagged(&h, 0xFFFFFFFFu, 0xFFFFFFFEu, 4, 1ULL << 33), RDDP_ERR_NONE);
+}
+
+// RFC 5041 §5.4, §7.2 "invalid MO": a Send completes only over octets its
+// segments placed (issue 26 item 4). In order (MPA over TCP): each MO is
+// the octets placed so far.
+TEST(Rdmap, CoverInOrder) {
+  rddp_ddp_cover c;
+  uint32_t len = 7;
+  rddp_ddp_cover_init(&c);
+  EXPECT_EQ(rddp_ddp_cover_add(&c, 4096, 16, true, true, &len), RDDP_ERR_DDP_U_MO);
+  EXPECT_EQ(len, 7u);  // untouched on error
+  EXPECT_EQ(rddp_ddp_cover_add(&c, 0, 16, false, true, &len), RDDP_ERR_NONE);
+  EXPECT_EQ(rddp_ddp_cover_add(&c, 32, 16, true, true, &len), RDDP_ERR_DDP_U_MO);  // a gap
+  EXPECT_EQ(rddp_ddp_cover_add(&c, 0, 16, false, true, &len), RDDP_ERR_DDP_U_MO);  // again
+  EXPECT_EQ(rddp_ddp_cover_add(&c, 8, 16, false, true, &len), RDDP_ERR_DDP_U_MO);  // overlap
+  EXPECT_EQ(rddp_ddp_cover_add(&c, 16, 0, false, true, &len), RDDP_ERR_NONE);      // empty
+  EXPECT_EQ(rddp_ddp_cover_add(&c, 16, 100, false, true, &len), RDDP_ERR_NONE);
+  EXPECT_EQ(rddp_ddp_cover_add(&c, 116, 4, true, true, &len), RDDP_ERR_NONE);
+  EXPECT_EQ(len, 120u);
+  // A zero-length message; a last empty segment after a gap.
+  rddp_ddp_cover_init(&c);
+  EXPECT_EQ(rddp_ddp_cover_add(&c, 0, 0, true, true, &len), RDDP_ERR_NONE);
+  EXPECT_EQ(len, 0u);
+  rddp_ddp_cover_init(&c);
+  EXPECT_EQ(rddp_ddp_cover_add(&c, 5, 0, true, true, &len), RDDP_ERR_DDP_U_MO);
+  EXPECT_EQ(rddp_ddp_cover_add(&c, 0xFFFFFFF0u, 0x20, true, false, &len), RDDP_ERR_DDP_U_TOO_LONG);
+}
+
+// Any MO order (DDP over SCTP): duplicates and overlaps are placed again,
+// the last segment must leave [0, highest end) whole.
+TEST(Rdmap, CoverAnyOrder) {
+  rddp_ddp_cover c;
+  uint32_t len = 0;
+  rddp_ddp_cover_init(&c);
+  EXPECT_EQ(rddp_ddp_cover_add(&c, 4096, 16, true, false, &len), RDDP_ERR_DDP_U_MO);
+  EXPECT_EQ(rddp_ddp_cover_add(&c, 0, 16, false, false, &len), RDDP_ERR_NONE);
+  EXPECT_EQ(rddp_ddp_cover_add(&c, 32, 16, true, false, &len), RDDP_ERR_DDP_U_MO);
+  // backwards, with a duplicate and an overlap, then the last segment
+  rddp_ddp_cover_init(&c);
+  EXPECT_EQ(rddp_ddp_cover_add(&c, 32, 16, false, false, &len), RDDP_ERR_NONE);
+  EXPECT_EQ(rddp_ddp_cover_add(&c, 32, 16, false, false, &len), RDDP_ERR_NONE);
+  EXPECT_EQ(rddp_ddp_cover_add(&c, 10, 30, false, false, &len), RDDP_ERR_NONE);
+  EXPECT_EQ(c.nr, 1u);
+  EXPECT_EQ(rddp_ddp_cover_add(&c, 0, 10, true, false, &len), RDDP_ERR_NONE);
+  EXPECT_EQ(len, 48u);
+  // A last empty segment beyond what is placed leaves a gap.
+  rddp_ddp_cover_init(&c);
+  EXPECT_EQ(rddp_ddp_cover_add(&c, 0, 16, false, false, &len), RDDP_ERR_NONE);
+  EXPECT_EQ(rddp_ddp_cover_add(&c, 32, 0, true, false, &len), RDDP_ERR_DDP_U_MO);
+  // Bounded: RDDP_DDP_COVER_RUNS disjoint runs, not one more.
+  rddp_ddp_cover_init(&c);
+  for (uint32_t i = 0; i < RDDP_DDP_COVER_RUNS; i++)
+    EXPECT_EQ(rddp_ddp_cover_add(&c, 100 * (i + 1), 10, false, false, &len), RDDP_ERR_NONE);
+  EXPECT_EQ(rddp_ddp_cover_add(&c, 5000, 10, false, false, &len), RDDP_ERR_DDP_U_MO);
+  EXPECT_EQ(c.nr, static_cast<uint32_t>(RDDP_DDP_COVER_RUNS));
+  // ... but one that merges runs is still taken.
+  EXPECT_EQ(rddp_ddp_cover_add(&c, 0, 1000, false, false, &len), RDDP_ERR_NONE);
+  EXPECT_EQ(c.nr, 1u);
+  EXPECT_EQ(rddp_ddp_cover_add(&c, 1000, 0, true, false, &len), RDDP_ERR_NONE);
+  EXPECT_EQ(len, 1000u);
+}
+
+// Against a model: an octet map of a 256-octet message.
+TEST(Rdmap, CoverMatchesModel) {
+  std::mt19937 rng(26);
+  for (int round = 0; round < 20000; round++) {
+    rddp_ddp_cover c;
+    rddp_ddp_cover_init(&c);
+    std::vector<bool> placed(256, false);
+    int nseg = 1 + static_cast<int>(rng() % 10);
+    for (int k = 0; k < nseg; k++) {
+      uint32_t mo = rng() % 256;
+      uint32_t len = rng() % (257 - mo);
+      bool last = k == nseg - 1;
+      uint32_t got = 0;
+      rddp_err err = rddp_ddp_cover_add(&c, mo, len, last, false, &got);
+      std::vector<bool> next = placed;
+      for (uint32_t o = mo; o < mo + len; o++) next[o] = true;
+      size_t runs = 0;
+      for (size_t o = 0; o < 256; o++) runs += next[o] && (o == 0 || !next[o - 1]);
+      if (runs > RDDP_DDP_COVER_RUNS) {
+        ASSERT_EQ(err, RDDP_ERR_DDP_U_MO);
+        break;
+      }
+      if (!last) {
+        ASSERT_EQ(err, RDDP_ERR_NONE);
+        placed = next;
+        continue;
+      }
+      uint32_t end = mo + len;
+      for (uint32_t o = 0; o < 256; o++)
+        if (next[o]) end = std::max(end, o + 1);
+      bool whole = true;
+      for (uint32_t o = 0; o < end; o++) whole = whole && next[o];
+      ASSERT_EQ(err, whole ? RDDP_ERR_NONE : RDDP_ERR_DDP_U_MO) << "round " << round;
+      if (whole) {
+        ASSERT_EQ(got, end);
+      }
+    }
+  }
 }
 
 TEST(Rdmap, TaggedBoundsChecks) {

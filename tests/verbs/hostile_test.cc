@@ -857,6 +857,23 @@ void ExpectReadAnswered(const std::string& n, Peer& p, Victim& v, uint32_t msn) 
                                         : ""));
 }
 
+// One segment of an untagged message: MO, payload octets, L.
+struct Seg {
+  uint32_t mo;
+  uint32_t len;
+  bool last;
+};
+// A Send (MSN @msn) as the segments @segs, each carrying its octets of one
+// message pattern; returns that message (up to its highest octet sent).
+std::vector<uint8_t> SendSegments(Peer& p, uint32_t msn, const std::vector<Seg>& segs) {
+  uint32_t end = 0;
+  for (const Seg& sg : segs) end = std::max(end, sg.mo + sg.len);
+  auto msg = Pattern(end, 13);
+  for (const Seg& sg : segs)
+    p.Send(Untagged(RDDP_OP_SEND, msn, sg.mo, sg.last), msg.data() + sg.mo, sg.len);
+  return msg;
+}
+
 struct Case {
   const char* name;
   std::function<void(const std::string&, Harness&, Peer&, Victim&)> run;
@@ -1350,6 +1367,47 @@ const std::vector<Case>& Cases() {
                    n + ": every posted receive completes in error",
                    std::to_string(wcs.size()) + " completions");
          tap.Check(v.GuardsIntact(), n + ": guards intact");
+       }},
+  };
+  return cases;
+}
+
+// Issue 26 item 4: a Send completes only over octets its segments placed
+// (RFC 5041 §5.4); over TCP each MO must be the octets placed so far,
+// else "invalid MO" (RFC 5041 §7.2). Documentation/conformance.md has the
+// rule for TCP and SCTP.
+const std::vector<Case>& SendMoCases() {
+  static const std::vector<Case> cases = {
+      {"RFC 5041 §7.2 a one-segment Send at MO 512: its first 512 octets never sent",
+       [](const std::string& n, Harness& h, Peer& p, Victim& v) {
+         SendSegments(p, h.SendMsn(), {{512, 16, true}});
+         ExpectTerminate(n, p, v, kDdpInvalidMo);
+       }},
+      {"RFC 5041 §7.2 a Send with a gap: octets 0..16, then 32..48 last",
+       [](const std::string& n, Harness& h, Peer& p, Victim& v) {
+         SendSegments(p, h.SendMsn(), {{0, 16, false}, {32, 16, true}});
+         ExpectTerminate(n, p, v, kDdpInvalidMo);
+       }},
+      {"RFC 5041 §7.2 a Send whose second segment overlaps the first (TCP)",
+       [](const std::string& n, Harness& h, Peer& p, Victim& v) {
+         SendSegments(p, h.SendMsn(), {{0, 32, false}, {16, 32, true}});
+         ExpectTerminate(n, p, v, kDdpInvalidMo);
+       }},
+      {"RFC 5041 §5.3 a Send in four segments, one empty, completes with all its octets",
+       [](const std::string& n, Harness& h, Peer& p, Victim& v) {
+         auto data =
+             SendSegments(p, h.SendMsn(),
+                          {{0, 100, false}, {100, 0, false}, {100, 150, false}, {250, 150, true}});
+         auto wcs = v.Poll(1, kTimeoutMs);
+         Received r = p.Collect(200, [](const Received& x) { return x.term.has_value(); });
+         tap.Check(!r.term, n + ": no Terminate", "got " + TermStr(r));
+         tap.Check(wcs.size() == 1 && wcs[0].status == IBV_WC_SUCCESS && wcs[0].byte_len == 400 &&
+                       std::equal(data.begin(), data.end(), v.recv->Data()),
+                   n + ": one receive completes with the 400 octets",
+                   wcs.empty() ? "no completion"
+                               : "status " + std::to_string(wcs[0].status) + ", " +
+                                     std::to_string(wcs[0].byte_len) + " bytes");
+         ExpectSendPlaced(n, h, p, v, 1);
        }},
   };
   return cases;
@@ -2163,9 +2221,11 @@ int main(int argc, char** argv) {
     p.Close();
     h.Drain();
   };
-  for (const Case& c : Cases()) {
-    auto body = [&](Peer& p, Victim& v) { c.run(c.name, h, p, v); };
-    fresh(c.name, body, c.offer, c.send_rtr, c.srq, c.crc || g_crc);
+  for (const auto* table : {&Cases(), &SendMoCases()}) {
+    for (const Case& c : *table) {
+      auto body = [&](Peer& p, Victim& v) { c.run(c.name, h, p, v); };
+      fresh(c.name, body, c.offer, c.send_rtr, c.srq, c.crc || g_crc);
+    }
   }
   for (const ReadCase& c : ReadCases()) {
     fresh(c.name, [&](Peer& p, Victim& v) { RunRead(c, p, v); });

@@ -97,3 +97,78 @@ t_run "devices gone after rmmod" sh -c '! ls /sys/class/infiniband/ | grep -q .'
 t_run "modprobe rddp again" modprobe rddp
 t_run "link works after reload" rdma link add rddp1 type rddp netdev dummy1
 t_run "rmmod after reload" rmmod rddp
+
+# siw and rddp in one kernel (issue 26 item 9; Documentation/architecture.md,
+# "siw and rddp in one kernel"). rddp registers with siw's driver id, so
+# the core's lookups by that id reach both drivers' devices: rddp's unload
+# once removed siw's devices (ib_unregister_driver(RDMA_DRIVER_SIW)), and
+# siw's netdev notifier took an rddp device for a siw_device on a port
+# event. Now each driver's device works while the other is loaded and when
+# rddp goes; siw's own unload still removes every device with the id, so it
+# is refused while rddp has one.
+if ! modprobe siw 2>/dev/null; then
+	t_skip "siw and rddp in one kernel" "no siw module for this kernel"
+	exit 0
+fi
+ip link add dummy3 type dummy
+ip addr add 192.0.2.1/24 dev dummy3
+ip link set dummy3 up
+# rping_on IP PORT: five verified pings, a server and a client on IP.
+rping_on() {
+	rping_run 60 -s -a "$1" -p "$2" -C 5 -S 4096 -V >/tmp/rping-s.log 2>&1 &
+	local spid=$! rc
+	t_port_listening "$2" 30 || echo "# no listener on port $2 after 30 s"
+	rping_run 60 -c -a "$1" -p "$2" -C 5 -S 4096 -V -v >/tmp/rping-c.log 2>&1
+	rc=$?
+	wait "$spid" || rc=1
+	cat /tmp/rping-c.log /tmp/rping-s.log
+	[ "$rc" -eq 0 ] && [ "$(grep -c '^ping data: ' /tmp/rping-c.log)" -eq 5 ]
+}
+t_run "siw beside rddp: link siw0 on dummy3" rdma link add siw0 type siw netdev dummy3
+t_run "siw beside rddp: modprobe rddp" modprobe rddp
+t_run "siw beside rddp: link rddp1 on dummy1" rdma link add rddp1 type rddp netdev dummy1
+t_expect_fail "siw beside rddp: no rddp device on siw's netdev" \
+	rdma link add rddp9 type rddp netdev dummy3
+t_like "siw beside rddp: the kernel log says why" 'rddp9: netdev dummy3 already has siw device siw0' dmesg
+t_like "siw beside rddp: rdma link shows rddp1 on dummy1" 'link rddp1/1 .*netdev dummy1' rdma link show rddp1/1
+t_like "siw beside rddp: rdma link shows siw0 on dummy3" 'link siw0/1 .*netdev dummy3' rdma link show siw0/1
+t_run "siw beside rddp: rping on siw0" rping_on 192.0.2.1 7301
+t_run "siw beside rddp: rping on rddp1" rping_on 203.0.113.1 7302
+# Port events on each netdev: siw's notifier once took rddp1 for its own.
+ip link set dummy1 down
+t_run "siw beside rddp: rddp1 DOWN with its netdev" wait_for "rddp1 down" 5 \
+	sh -c "rdma -j link show rddp1/1 | grep -q '\"state\":\"DOWN\"'"
+ip link set dummy1 up
+t_run "siw beside rddp: rddp1 ACTIVE again" wait_for "rddp1 active" 5 \
+	sh -c "rdma -j link show rddp1/1 | grep -q '\"state\":\"ACTIVE\"'"
+ip link set dummy3 down
+ip link set dummy3 up
+t_run "siw beside rddp: rping on rddp1 after the port events" rping_on 203.0.113.1 7303
+t_run "siw beside rddp: rping on siw0 after the port events" rping_on 192.0.2.1 7304
+# siw's unload would take rddp1 with it: refused while rddp has a device.
+t_like "siw beside rddp: rddp holds siw while it has a device" \
+	'rddp: siw stays loaded while rddp has devices' dmesg
+t_expect_fail "siw beside rddp: rmmod siw refused while rddp1 exists" rmmod siw
+t_run "siw beside rddp: rddp1 still there" has_dev rddp1
+t_run "siw beside rddp: rmmod rddp" rmmod rddp
+t_run "siw beside rddp: rddp1 gone with rddp" wait_for "rddp1 gone" 5 no_dev rddp1
+t_run "siw beside rddp: siw0 survives rmmod rddp" has_dev siw0
+t_run "siw beside rddp: rping on siw0 after rmmod rddp" rping_on 192.0.2.1 7305
+# rddp loaded again beside siw: rddp's device, then siw loaded after it.
+t_run "siw beside rddp: modprobe rddp again" modprobe rddp
+t_run "siw beside rddp: link rddp1 again" rdma link add rddp1 type rddp netdev dummy1
+t_run "siw beside rddp: rping on rddp1 again" rping_on 203.0.113.1 7306
+t_run "siw beside rddp: rdma link delete rddp1" rdma link delete rddp1
+t_run "siw beside rddp: rmmod siw once rddp has no device" rmmod siw
+t_run "siw beside rddp: siw0 gone with siw" wait_for "siw0 gone" 5 no_dev siw0
+t_run "siw beside rddp: rddp's link after siw left" rdma link add rddp1 type rddp netdev dummy1
+t_run "siw beside rddp: rping on rddp1 after siw left" rping_on 203.0.113.1 7307
+t_run "siw beside rddp: modprobe siw with rddp1 present" modprobe siw
+t_expect_fail "siw beside rddp: rmmod siw refused (siw came after rddp1)" rmmod siw
+t_run "siw beside rddp: link siw0 again" rdma link add siw0 type siw netdev dummy3
+t_run "siw beside rddp: rping on siw0 again" rping_on 192.0.2.1 7308
+t_run "siw beside rddp: rping on rddp1 with siw back" rping_on 203.0.113.1 7309
+t_run "siw beside rddp: rmmod rddp (second time)" rmmod rddp
+t_run "siw beside rddp: siw0 survives again" has_dev siw0
+t_run "siw beside rddp: rmmod siw" rmmod siw
+t_run "siw beside rddp: no device left" sh -c '! ls /sys/class/infiniband/ | grep -q .'

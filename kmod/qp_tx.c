@@ -708,7 +708,7 @@ void rddp_tx_doorbell(struct rddp_qp *qp)
 
 int rddp_tx_terminate_now(struct rddp_stream *s)
 {
-	u8 payload[RDDP_TERM_MAX_LEN];
+	u8 *payload = s->tx_term;
 	u8 hdr[RDDP_DDP_UNTAGGED_HDR_LEN];
 	struct rddp_hdr h = {
 		.opcode = RDDP_OP_TERMINATE,
@@ -731,6 +731,10 @@ int rddp_tx_terminate_now(struct rddp_stream *s)
 			      s->term_hdr_len, s->term_seg_len,
 			      s->term_rreq ? s->term_rreq_hdr : NULL, payload);
 	hdr_len = rddp_hdr_build(&h, hdr);
+	/*
+	 * The stream's memory, not this stack frame: with zero copy a span
+	 * may be lent to TCP (llp_mpa.c), which sends it after we return.
+	 */
 	frag.base = payload;
 	frag.len = len;
 	/*

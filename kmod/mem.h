@@ -27,25 +27,31 @@
  *    an RCU grace period. Until then the pages stay pinned, so a holder
  *    never touches freed memory.
  *  - Placement never writes into an MR that dereg has returned for (nor
- *    into a fast-register MR after its invalidation): rddp_mr_copy()
- *    checks @dead (and a fast-register MR's validity and STag) for every
- *    chunk it copies, under RCU for user and DMA MRs and under @lock for
- *    fast-register MRs. dereg_mr waits for an RCU grace period when other
- *    holders exist, so a chunk copy that saw the MR alive has finished
- *    when dereg_mr returns; invalidation, which may run in softirq, takes
+ *    into a fast-register MR after its invalidation), and TX never reads
+ *    a Read Response out of one: rddp_mr_copy() checks @dead (and a
+ *    fast-register MR's validity and STag) for every chunk it copies,
+ *    under RCU for user and DMA MRs and under @lock for fast-register
+ *    MRs. dereg_mr waits for an RCU grace period when other holders
+ *    exist, so a chunk copy that saw the MR alive has finished when
+ *    dereg_mr returns; invalidation, which may run in softirq, takes
  *    @lock instead. Placement that finds the MR gone fails the segment
  *    (RFC 5041 §7.2 "invalid STag" for a tagged buffer).
- *  - TX reads payload from user MRs' pinned pages, which outlive the last
- *    reference; it reads a kernel MR's memory (DMA and fast-register MRs)
- *    for its own WQEs until the message is in the socket, and in-kernel
- *    consumers keep that memory until the WQE completes or the QP is
- *    destroyed, as on any RNIC that reads by DMA. A Read Response has no
- *    WQE: the consumer gets a fast-register MR's memory back when the
- *    peer invalidates it, which a peer may do while the response is still
- *    parked behind its closed window. So TX copies a Read Response's
- *    payload out of a fast-register MR one FPDU at a time through
- *    rddp_mr_copy() into memory of its own, and stops (Terminate, invalid
- *    STag) at the first FPDU after the invalidation.
+ *  - A Read Response has no WQE: the peer that asked for it decides how
+ *    long it stays parked behind its closed window, and the MR's owner
+ *    gets the memory back when dereg_mr returns (an application may write
+ *    the buffer again: its pinned pages stay pinned until the last put,
+ *    but they are the application's again) or when the peer invalidates
+ *    a fast-register STag (a kernel consumer reuses the memory). So TX
+ *    copies every FPDU's payload of a Read Response, from an MR of any
+ *    type, through rddp_mr_copy() into memory of its own, never lends
+ *    those pages to TCP, and stops (Terminate, invalid STag, RFC 5040 §7)
+ *    at the first FPDU after the deregistration or invalidation: the
+ *    peer never receives an octet written after it.
+ *  - TX reads a WQE's payload from user MRs' pinned pages, which outlive
+ *    the last reference; it reads a kernel MR's memory (DMA and
+ *    fast-register MRs) for its own WQEs until the message is in the
+ *    socket, and in-kernel consumers keep that memory until the WQE
+ *    completes or the QP is destroyed, as on any RNIC that reads by DMA.
  *  - The free work runs on rddp_mr_wq; rddp_dealloc_driver() flushes it
  *    after the core destroyed every QP (so every holder is gone), before
  *    the device goes.

@@ -259,8 +259,8 @@ struct rddp_stream_params {
  *	written
  * @tx_bounce: TX: small payloads, copied before the CRC is computed
  *	(qp_tx.c)
- * @tx_fr_copy: TX: an FPDU's payload of a Read Response from a
- *	fast-register MR, copied while the MR is valid (mem.h);
+ * @tx_copy: TX: an FPDU's payload of a Read Response, copied out of its
+ *	MR while the MR answers to the STag (qp_tx.c, mem.h);
  *	RDDP_FPDU_MAX_ULPDU octets, allocated by TX on first use, freed with
  *	the stream
  * @tx_term: the Terminate's payload, built by rddp_tx_terminate_now():
@@ -361,7 +361,7 @@ struct rddp_stream {
 	bool tx_started;
 	u8 tx_rreq[RDDP_RDMAP_RREQ_LEN];
 	u8 tx_bounce[RDDP_TX_BOUNCE];
-	u8 *tx_fr_copy;
+	u8 *tx_copy;
 	u8 tx_term[RDDP_TERM_MAX_LEN];
 	u32 tx_fpdu_sent;
 	bool tx_fpdu_last;

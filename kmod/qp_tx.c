@@ -396,11 +396,13 @@ static void rddp_tx_push_orq(struct rddp_stream *s, const struct rddp_read_req *
 
 /*
  * Whether the job's payload is copied out of its MRs one FPDU at a time
- * (rddp_tx_copy()): a Read Response, from any MR.
+ * (rddp_tx_copy()): a Read Response from any MR, and a WQE's payload from
+ * a fast-register MR, whose page list is read only under its lock (mem.h).
  */
 static bool rddp_tx_copies(const struct rddp_stream *s)
 {
-	return s->tx_kind == RDDP_TX_READ_RESP;
+	return s->tx_kind == RDDP_TX_READ_RESP ||
+	       (s->tx_kind == RDDP_TX_SQE && rddp_sg_has_fr(&s->tx_sg));
 }
 
 /*
@@ -412,7 +414,8 @@ static bool rddp_tx_copies(const struct rddp_stream *s)
  * Send with Invalidate (RFC 5040 §5.1). Copied here, checked per chunk,
  * never lent to TCP, its FPDUs carry only octets from before that; the
  * first FPDU after it ends the stream as a Read Request for an invalid
- * STag does (RFC 5040 §7, Remote Protection Error, RFC 5041 §7.2).
+ * STag does (RFC 5040 §7, Remote Protection Error, RFC 5041 §7.2). A WQE
+ * whose fast-register MR was invalidated under it fails locally.
  */
 static int rddp_tx_copy(struct rddp_stream *s, u32 seg, struct rddp_span *frag)
 {
@@ -424,6 +427,10 @@ static int rddp_tx_copy(struct rddp_stream *s, u32 seg, struct rddp_span *frag)
 			return -ENOMEM;
 	}
 	if (rddp_sg_copy_out(&s->tx_sg, s->tx_copy, seg)) {
+		if (s->tx_kind == RDDP_TX_SQE) {
+			rddp_tx_local_error(s, SIW_WC_LOC_PROT_ERR);
+			return -ENOENT;
+		}
 		rddp_read_req_build(&s->tx_read.req, raw);
 		rddp_stream_error(s, RDDP_ERR_RDMAP_P_INVALID_STAG, NULL, 0, 0,
 				  raw);

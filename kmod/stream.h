@@ -259,10 +259,10 @@ struct rddp_stream_params {
  *	written
  * @tx_bounce: TX: small payloads, copied before the CRC is computed
  *	(qp_tx.c)
- * @tx_copy: TX: an FPDU's payload of a Read Response, copied out of its
- *	MR while the MR answers to the STag (qp_tx.c, mem.h);
- *	RDDP_FPDU_MAX_ULPDU octets, allocated by TX on first use, freed with
- *	the stream
+ * @tx_copy: TX: an FPDU's payload copied out of its MRs while they
+ *	answer to their STags: a Read Response's, or a WQE's from a
+ *	fast-register MR (qp_tx.c, mem.h); RDDP_FPDU_MAX_ULPDU octets,
+ *	allocated by TX on first use, freed with the stream
  * @tx_term: the Terminate's payload, built by rddp_tx_terminate_now():
  *	memory the stream owns, which is never lent to TCP
  * @tx_fpdu_sent: TX: @tx_fpdu's bytes already in the socket

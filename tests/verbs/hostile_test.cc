@@ -2070,11 +2070,13 @@ void InitiatorCases(Harness& h, const std::string& filter) {
 // it four times over (IRD 4, 8 MiB, more than rddp's socket and its own
 // small window hold), reads nothing for a while, then invalidates the MR
 // with a Send with Invalidate (RFC 5040 §5.1), on which the consumer
-// rewrites its memory at once, and only then reads on. A Read Response has
-// no WQE, so the invalidation hands the memory back: every octet that
-// arrives must be from before it, and the response must end with a
-// Terminate for the invalid STag (RFC 5040 §7; kmod/mem.h) instead of
-// carrying what the consumer wrote since.
+// rewrites its memory at once, maps the MR onto other memory and registers
+// it again under the same STag (the parked response must not stop that),
+// and only then (serve_stage 2) reads on. A Read Response has no WQE, so
+// the invalidation hands the memory back: every octet that arrives must be
+// from before it, neither the rewritten memory nor the new registration's,
+// and the response must end with a Terminate for the invalid STag (RFC
+// 5040 §7; kmod/mem.h).
 constexpr uint32_t kKernelReads = 4;
 
 uint64_t Be(const std::vector<uint8_t>& b, size_t at, size_t n) {
@@ -2128,7 +2130,16 @@ int KernelRead(const char* addr, const char* port) {
   inv.inval_stag = stag;
   tap.Check(p.Send(inv, std::vector<uint8_t>(16, 0x77)),
             "kernel read: a Send with Invalidate of the MR under the Reads");
-  usleep(500000);  // the consumer rewrites its memory on the completion
+  // The consumer rewrites its memory on the completion, maps and
+  // registers the MR again, then says so.
+  bool staged = WaitFor(
+      [] {
+        std::ifstream f("/sys/module/rddp_kverbs/parameters/serve_stage");
+        int stage = 0;
+        return (f >> stage) && stage >= 2;
+      },
+      3 * kTimeoutMs);
+  tap.Check(staged, "kernel read: the consumer maps and registers the MR again (serve_stage 2)");
   Received r = p.Collect(3 * kTimeoutMs, [](const Received& got) { return got.term.has_value(); });
   uint64_t bytes = 0, wrong = 0;
   for (const Received::Msg& msg : r.msgs) {

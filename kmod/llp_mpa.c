@@ -21,6 +21,7 @@
  */
 #include <linux/mm.h>
 #include <linux/net.h>
+#include <linux/sched/task_stack.h>
 #include <linux/skbuff.h>
 #include <linux/tcp.h>
 #include <linux/uio.h>
@@ -46,12 +47,13 @@ static int rddp_mpa_tx_frame(struct rddp_stream *s, const u8 *hdr,
 
 /*
  * Whether @p is the stream's own memory, which it rewrites for the next
- * FPDU (header, markers, bounce, inline data, a fast-register copy).
+ * FPDU (header, markers, bounce, inline data, the Terminate, a payload
+ * copied out of an MR).
  */
 static bool rddp_tx_own(const struct rddp_stream *s, const u8 *p)
 {
 	const u8 *st = (const u8 *)s, *f = (const u8 *)s->tx_fpdu;
-	const u8 *c = s->tx_fr_copy;
+	const u8 *c = s->tx_copy;
 
 	return (p >= st && p < st + sizeof(*s)) ||
 	       (p >= f && p < f + sizeof(*s->tx_fpdu)) ||
@@ -62,12 +64,22 @@ static bool rddp_tx_own(const struct rddp_stream *s, const u8 *p)
  * The page behind payload byte @p if TCP may hold a reference to it: the
  * direct map, not slab (sendpage_ok()), and not memory the stream rewrites
  * for the next FPDU; and a route that gathers pages (else TCP copies).
+ * Never a stack page: TCP would send it after the frame that built it is
+ * gone (without CONFIG_VMAP_STACK a stack is direct-mapped page memory,
+ * and its first page passes sendpage_ok()); TX builds every payload in
+ * the stream's memory or reads it from an MR, so one here is a bug. Never
+ * a Read Response's: the application may write its MR again once
+ * ibv_dereg_mr returned, before TCP sent the page (qp_tx.c copies them).
  */
 static struct page *rddp_tx_lendable(const struct rddp_stream *s, const u8 *p)
 {
 	struct page *page;
 
-	if (!s->p.tx_zcopy || rddp_tx_own(s, p) || !virt_addr_valid(p) ||
+	if (!s->p.tx_zcopy || rddp_tx_own(s, p))
+		return NULL;
+	if (WARN_ON_ONCE(object_is_on_stack(p)))
+		return NULL;
+	if (s->tx_kind == RDDP_TX_READ_RESP || !virt_addr_valid(p) ||
 	    !(s->sock->sk->sk_route_caps & NETIF_F_SG))
 		return NULL;
 	if (s->tx_kind == RDDP_TX_SQE && s->tx_len < RDDP_TX_ZCOPY_MIN)

@@ -272,7 +272,7 @@ static struct rddp_mr *rddp_mr_ref(struct rddp_device *rdev, u32 stag)
 	if (mr && !refcount_inc_not_zero(&mr->ref))
 		mr = NULL;
 	rcu_read_unlock();
-	/* Reference before state (mem.h): pairs with rddp_map_mr_sg(). */
+	/* Reference before @dead: pairs with rddp_mr_retire(). */
 	smp_mb();
 	return mr;
 }
@@ -291,8 +291,26 @@ static bool rddp_mr_live(struct rddp_mr *mr, u32 stag)
 	return READ_ONCE(mr->stag) == stag;
 }
 
-struct rddp_mr *rddp_mr_get(struct rddp_device *rdev, u32 stag,
-			    struct ib_pd *pd, int access, u64 to, u64 len)
+/* The checks of a lookup (mem.h, rddp_mr_get()); a fast-register MR's under @lock. */
+static int rddp_mr_check(struct rddp_mr *mr, u32 stag, struct ib_pd *pd,
+			 int access, u64 to, u64 len)
+{
+	if (!rddp_mr_live(mr, stag))
+		return -ENOENT;
+	if (mr->base.pd != pd)
+		return -EPERM;
+	if ((mr->access & access) != access)
+		return -EACCES;
+	if (to + len < to)
+		return -EOVERFLOW;
+	if (!mr->dma_mr && (to < mr->va || to + len > mr->va + mr->len))
+		return -ERANGE;
+	return 0;
+}
+
+struct rddp_mr *rddp_mr_get_reg(struct rddp_device *rdev, u32 stag,
+				struct ib_pd *pd, int access, u64 to, u64 len,
+				u32 *gen)
 {
 	struct rddp_mr *mr;
 	int ret;
@@ -300,22 +318,28 @@ struct rddp_mr *rddp_mr_get(struct rddp_device *rdev, u32 stag,
 	mr = rddp_mr_ref(rdev, stag);
 	if (!mr)
 		return ERR_PTR(-ENOENT);
-
-	if (!rddp_mr_live(mr, stag))
-		ret = -ENOENT;
-	else if (mr->base.pd != pd)
-		ret = -EPERM;
-	else if ((mr->access & access) != access)
-		ret = -EACCES;
-	else if (to + len < to)
-		ret = -EOVERFLOW;
-	else if (!mr->dma_mr && (to < mr->va || to + len > mr->va + mr->len))
-		ret = -ERANGE;
-	else
+	if (mr->fr) {
+		/* One registration's fields, and which one (mem.h). */
+		spin_lock_bh(&mr->lock);
+		ret = rddp_mr_check(mr, stag, pd, access, to, len);
+		*gen = mr->fr_gen;
+		spin_unlock_bh(&mr->lock);
+	} else {
+		ret = rddp_mr_check(mr, stag, pd, access, to, len);
+		*gen = 0;
+	}
+	if (!ret)
 		return mr;
-
 	rddp_mr_put(mr);
 	return ERR_PTR(ret);
+}
+
+struct rddp_mr *rddp_mr_get(struct rddp_device *rdev, u32 stag,
+			    struct ib_pd *pd, int access, u64 to, u64 len)
+{
+	u32 gen;
+
+	return rddp_mr_get_reg(rdev, stag, pd, access, to, len, &gen);
 }
 
 void rddp_mr_put(struct rddp_mr *mr)
@@ -325,45 +349,92 @@ void rddp_mr_put(struct rddp_mr *mr)
 		queue_work(rddp_mr_wq, &mr->free_work);
 }
 
-bool rddp_mr_copy(struct rddp_mr *mr, u32 stag, u8 *dst, const u8 *src,
-		  u32 len)
+/* A fast-register MR's address of @to, contiguous for *@contig bytes; under @lock. */
+static u8 *rddp_mr_fr_addr(struct rddp_mr *mr, u64 to, u32 *contig)
 {
-	bool live;
-
-	if (mr->fr) {
-		/* Invalidation may run in softirq: it cannot wait for RCU. */
-		spin_lock_bh(&mr->lock);
-		live = rddp_mr_live(mr, stag);
-		if (live)
-			memcpy(dst, src, len);
-		spin_unlock_bh(&mr->lock);
-		return live;
-	}
-	rcu_read_lock();
-	live = !READ_ONCE(mr->dead);
-	if (live)
-		memcpy(dst, src, len);
-	rcu_read_unlock();
-	return live;
-}
-
-u8 *rddp_mr_addr(struct rddp_mr *mr, u64 to, u32 *contig)
-{
-	unsigned int shift = mr->fr ? mr->fr_page_shift : PAGE_SHIFT;
+	unsigned int shift = mr->fr_page_shift;
 	u64 pos, idx, off;
-	u8 *base;
 
-	if (mr->dma_mr || to < mr->va || to - mr->va >= mr->len)
+	lockdep_assert_held(&mr->lock);
+	if (to < mr->va || to - mr->va >= mr->len)
 		return NULL;
 	pos = to - mr->va + mr->first_off;
 	idx = pos >> shift;
 	off = pos & (BIT_ULL(shift) - 1);
-	if (idx >= (mr->fr ? mr->fr_npages : mr->npages))
+	if (idx >= mr->fr_npages)
 		return NULL;
-	base = mr->fr ? (u8 *)(uintptr_t)mr->fr_pages[idx] :
-			(u8 *)page_address(mr->pages[idx]);
 	*contig = min_t(u64, BIT_ULL(shift) - off, U32_MAX);
-	return base + off;
+	return (u8 *)(uintptr_t)mr->fr_pages[idx] + off;
+}
+
+static void rddp_mr_memcpy(u8 *p, u8 *buf, u32 len, bool into)
+{
+	if (into)
+		memcpy(p, buf, len);
+	else
+		memcpy(buf, p, len);
+}
+
+/* A chunk of a fast-register MR: the holder's registration, under @lock. */
+static u32 rddp_mr_fr_copy(struct rddp_mr *mr, u32 stag, u32 gen, u64 to,
+			   u8 *buf, u32 len, bool into)
+{
+	u32 contig = 0;
+	u8 *p = NULL;
+
+	spin_lock_bh(&mr->lock);
+	if (rddp_mr_live(mr, stag) && mr->fr_gen == gen)
+		p = rddp_mr_fr_addr(mr, to, &contig);
+	if (p) {
+		len = min3(len, contig, (u32)(PAGE_SIZE - offset_in_page(p)));
+		rddp_mr_memcpy(p, buf, len, into);
+	}
+	spin_unlock_bh(&mr->lock);
+	return p ? len : 0;
+}
+
+u32 rddp_mr_copy(struct rddp_mr *mr, u32 stag, u32 gen, u64 to, u8 *buf,
+		 u32 len, bool into)
+{
+	u32 contig = 0;
+	u8 *p;
+
+	if (!len)
+		return 0;
+	if (mr->fr)
+		return rddp_mr_fr_copy(mr, stag, gen, to, buf, len, into);
+	/* User MRs' page lists and DMA MRs' TOs never change. */
+	if (mr->dma_mr) {
+		p = (u8 *)(uintptr_t)to;
+		contig = PAGE_SIZE - offset_in_page(p);
+	} else {
+		p = rddp_mr_addr(mr, to, &contig);
+		if (WARN_ON_ONCE(!p))	/* rddp_mr_get() checked the range */
+			return 0;
+	}
+	len = min(len, contig);
+	rcu_read_lock();
+	if (READ_ONCE(mr->dead))
+		len = 0;
+	else
+		rddp_mr_memcpy(p, buf, len, into);
+	rcu_read_unlock();
+	return len;
+}
+
+u8 *rddp_mr_addr(struct rddp_mr *mr, u64 to, u32 *contig)
+{
+	u64 pos, idx, off;
+
+	if (mr->dma_mr || mr->fr || to < mr->va || to - mr->va >= mr->len)
+		return NULL;
+	pos = to - mr->va + mr->first_off;
+	idx = pos >> PAGE_SHIFT;
+	off = pos & ~PAGE_MASK;
+	if (idx >= mr->npages)
+		return NULL;
+	*contig = PAGE_SIZE - off;
+	return (u8 *)page_address(mr->pages[idx]) + off;
 }
 
 /* ---- fast-register MRs (mem.h) ---- */
@@ -412,7 +483,8 @@ static int rddp_mr_set_page(struct ib_mr *ibmr, u64 addr)
 
 /*
  * The page list holds ib_dma_map_sg() addresses, which are kernel virtual
- * addresses: rddp has no DMA device (ib_uses_virt_dma()).
+ * addresses: rddp has no DMA device (ib_uses_virt_dma()). Rewritten under
+ * @lock whatever holders an earlier registration has left (mem.h).
  */
 int rddp_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
 		   unsigned int *sg_offset)
@@ -422,17 +494,18 @@ int rddp_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
 
 	if (!mr->fr || !is_power_of_2(ibmr->page_size))
 		return -EINVAL;
-	/* Never under a valid registration or a placement (mem.h). */
-	if (test_bit(RDDP_MR_VALID, &mr->fr_flags))
+	spin_lock_bh(&mr->lock);
+	/* Never under a valid registration (verbs: map, then REG_MR). */
+	if (test_bit(RDDP_MR_VALID, &mr->fr_flags)) {
+		spin_unlock_bh(&mr->lock);
 		return -EBUSY;
-	smp_mb();	/* state before references: pairs with rddp_mr_ref() */
-	if (refcount_read(&mr->ref) != 1)
-		return -EBUSY;
+	}
 	mr->fr_npages = 0;
 	n = ib_sg_to_pages(ibmr, sg, sg_nents, sg_offset, rddp_mr_set_page);
 	mr->fr_page_shift = ilog2(ibmr->page_size);
 	/* ULPs may rewrite iova's high bits (xprtrdma): keep the offset. */
 	mr->first_off = ibmr->iova & (ibmr->page_size - 1);
+	spin_unlock_bh(&mr->lock);
 	return n;
 }
 
@@ -450,18 +523,20 @@ int rddp_mr_fast_reg(struct ib_mr *ibmr, struct ib_pd *pd, u32 key,
 	/* ib_inc_rkey() changes the key, never the index. */
 	if ((key >> 8) != (mr->base.lkey >> 8) || rddp_mr_check_access(access))
 		return -EINVAL;
-	mapped = ((u64)mr->fr_npages << mr->fr_page_shift) - mr->first_off;
-	if (!mr->fr_npages || ibmr->length > mapped)
-		return -EINVAL;
 
 	spin_lock_bh(&mr->lock);
+	mapped = ((u64)mr->fr_npages << mr->fr_page_shift) - mr->first_off;
 	if (test_bit(RDDP_MR_VALID, &mr->fr_flags)) {
 		ret = -EINVAL;	/* verbs: Fast-Register needs an invalid STag */
+	} else if (!mr->fr_npages || ibmr->length > mapped) {
+		ret = -EINVAL;
 	} else {
 		WRITE_ONCE(mr->stag, key);
 		mr->va = ibmr->iova;
 		mr->len = ibmr->length;
 		mr->access = access;
+		/* A new registration, even under the same key (mem.h). */
+		mr->fr_gen++;
 		/* Release: a lookup that sees the bit sees the fields. */
 		smp_mb__before_atomic();
 		set_bit(RDDP_MR_VALID, &mr->fr_flags);

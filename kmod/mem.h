@@ -27,25 +27,33 @@
  *    an RCU grace period. Until then the pages stay pinned, so a holder
  *    never touches freed memory.
  *  - Placement never writes into an MR that dereg has returned for (nor
- *    into a fast-register MR after its invalidation): rddp_mr_copy()
- *    checks @dead (and a fast-register MR's validity and STag) for every
- *    chunk it copies, under RCU for user and DMA MRs and under @lock for
+ *    into a fast-register MR after its invalidation), and TX never reads
+ *    a Read Response out of one: rddp_mr_copy() checks @dead (and a
+ *    fast-register MR's validity and registration) for every chunk it
+ *    copies, under RCU for user and DMA MRs and under @lock for
  *    fast-register MRs. dereg_mr waits for an RCU grace period when other
  *    holders exist, so a chunk copy that saw the MR alive has finished
  *    when dereg_mr returns; invalidation, which may run in softirq, takes
  *    @lock instead. Placement that finds the MR gone fails the segment
  *    (RFC 5041 §7.2 "invalid STag" for a tagged buffer).
- *  - TX reads payload from user MRs' pinned pages, which outlive the last
- *    reference; it reads a kernel MR's memory (DMA and fast-register MRs)
- *    for its own WQEs until the message is in the socket, and in-kernel
- *    consumers keep that memory until the WQE completes or the QP is
- *    destroyed, as on any RNIC that reads by DMA. A Read Response has no
- *    WQE: the consumer gets a fast-register MR's memory back when the
- *    peer invalidates it, which a peer may do while the response is still
- *    parked behind its closed window. So TX copies a Read Response's
- *    payload out of a fast-register MR one FPDU at a time through
- *    rddp_mr_copy() into memory of its own, and stops (Terminate, invalid
- *    STag) at the first FPDU after the invalidation.
+ *  - A Read Response has no WQE: the peer that asked for it decides how
+ *    long it stays parked behind its closed window, and the MR's owner
+ *    gets the memory back when dereg_mr returns (an application may write
+ *    the buffer again: its pinned pages stay pinned until the last put,
+ *    but they are the application's again) or when the peer invalidates
+ *    a fast-register STag (a kernel consumer reuses the memory). So TX
+ *    copies every FPDU's payload of a Read Response, from an MR of any
+ *    type, through rddp_mr_copy() into memory of its own, never lends
+ *    those pages to TCP, and stops (Terminate, invalid STag, RFC 5040 §7)
+ *    at the first FPDU after the deregistration or invalidation: the
+ *    peer never receives an octet written after it.
+ *  - TX reads a WQE's payload from user MRs' pinned pages, which outlive
+ *    the last reference; it reads a kernel MR's memory (DMA and
+ *    fast-register MRs) for its own WQEs until the message is in the
+ *    socket, and in-kernel consumers keep that memory until the WQE
+ *    completes or the QP is destroyed, as on any RNIC that reads by DMA.
+ *    Fast-register MRs' payload goes through rddp_mr_copy() there too
+ *    (their page list is only read under @lock, below).
  *  - The free work runs on rddp_mr_wq; rddp_dealloc_driver() flushes it
  *    after the core destroyed every QP (so every holder is gone), before
  *    the device goes.
@@ -57,22 +65,34 @@
  * STag that is valid (RDDP_MR_VALID in @fr_flags) only between an
  * IB_WR_REG_MR and its invalidation (IB_WR_LOCAL_INV, Read with local
  * invalidate, or a received Send with Invalidate). Rules:
- *  - rddp_mr_get() takes its reference first and checks RDDP_MR_VALID and
- *    the STag afterwards, so a holder always saw a valid registration.
- *  - REG_MR (TX, rddp_mr_fast_reg()), invalidation (rddp_mr_invalidate())
- *    and chunk copies into and out of the MR (rddp_mr_copy()) serialise
- *    on @lock.
+ *  - rddp_mr_get() checks RDDP_MR_VALID, the STag, the PD, the access
+ *    rights and the bounds of a fast-register MR under @lock, and
+ *    rddp_mr_get_reg() hands the holder the registration it checked
+ *    against (@fr_gen), so a holder always saw a valid registration and
+ *    knows which one.
+ *  - REG_MR (TX, rddp_mr_fast_reg()), invalidation (rddp_mr_invalidate()),
+ *    map_mr_sg and chunk copies into and out of the MR (rddp_mr_copy())
+ *    serialise on @lock. The page list, @first_off, @fr_page_shift, @va
+ *    and @len of a fast-register MR are read only under @lock.
  *    REG_MR writes @stag, @va, @len and @access only while the MR is
- *    invalid, then sets RDDP_MR_VALID with release order.
+ *    invalid, bumps @fr_gen, then sets RDDP_MR_VALID with release order.
  *  - Invalidation clears RDDP_MR_VALID under @lock: new lookups fail at
  *    once, and a placement that already holds a reference stops at its
  *    next chunk (rddp_mr_copy() fails), so once the invalidation is done
  *    no byte lands in the memory the consumer gets back, and TX reads no
  *    more of it for a Read Response.
- *  - map_mr_sg rewrites the page list only while the MR is invalid and no
- *    holder is left (ref == 1), else it fails with -EBUSY; a holder never
- *    reads a page list being rewritten, and a new registration becomes
- *    visible only with RDDP_MR_VALID.
+ *  - map_mr_sg rewrites the page list under @lock while the MR is invalid
+ *    (-EBUSY while it is valid, as verbs require), whatever holders are
+ *    left: a holder is a placement or a Read Response of an earlier
+ *    registration, which the peer may keep parked as long as it likes,
+ *    and a ULP's next registration must not fail for it (xprtrdma turns
+ *    the failure into -EIO). Such a holder copies nothing more: every
+ *    copy checks, under @lock, that the MR is valid under the holder's
+ *    STag and registration, and the registration after the new map has
+ *    another @fr_gen even when the consumer reuses the key. So a holder
+ *    never reads a page list being rewritten, never reaches the new
+ *    pages, and a new registration becomes visible only with
+ *    RDDP_MR_VALID.
  */
 #ifndef RDDP_MEM_H
 #define RDDP_MEM_H
@@ -119,6 +139,8 @@ struct rddp_pd {
  * @stag: the STag lookups match
  * @fr: a fast-register MR (alloc_mr)
  * @fr_flags: RDDP_MR_VALID
+ * @fr_gen: registrations so far (REG_MRs executed), under @lock; a
+ *	holder's copies check it (the rules above)
  * @fr_pages: kernel addresses, page-size aligned
  * @fr_max: slots in @fr_pages
  * @fr_npages: slots filled by the last map_mr_sg
@@ -144,6 +166,7 @@ struct rddp_mr {
 
 	bool fr;
 	unsigned long fr_flags;
+	u32 fr_gen;
 	u64 *fr_pages;
 	u32 fr_max;
 	u32 fr_npages;
@@ -194,6 +217,23 @@ struct rddp_mr *rddp_mr_get(struct rddp_device *rdev, u32 stag,
 			    struct ib_pd *pd, int access, u64 to, u64 len);
 
 /**
+ * rddp_mr_get_reg() - rddp_mr_get(), and the registration it checked
+ * @rdev: the device
+ * @stag: the STag
+ * @pd: the PD of the QP doing the transfer
+ * @access: IB_ACCESS_* the transfer needs
+ * @to: the tagged offset of the transfer
+ * @len: its length
+ * @gen: set to the registration the checks were made against (a
+ *	fast-register MR's @fr_gen; 0 for other MRs), for rddp_mr_copy()
+ *
+ * Return: as rddp_mr_get().
+ */
+struct rddp_mr *rddp_mr_get_reg(struct rddp_device *rdev, u32 stag,
+				struct ib_pd *pd, int access, u64 to, u64 len,
+				u32 *gen);
+
+/**
  * rddp_mr_put() - drop a data-path reference taken by rddp_mr_get()
  * @mr: the MR
  *
@@ -203,24 +243,28 @@ void rddp_mr_put(struct rddp_mr *mr);
 
 /**
  * rddp_mr_copy() - copy a chunk into or out of an MR that still answers to
- * its STag
- * @mr: the MR, referenced by the caller for @stag
+ * the registration a holder looked it up under
+ * @mr: the MR, referenced by the caller
  * @stag: the STag the reference was taken for
- * @dst: the destination
- * @src: the source
- * @len: bytes to copy
+ * @gen: the registration rddp_mr_get_reg() reported
+ * @to: the tagged offset of the chunk's first byte, inside what the lookup
+ *	checked (a DMA MR's TO is a kernel virtual address)
+ * @buf: the other side of the copy
+ * @len: bytes wanted
+ * @into: copy @buf into the MR (placement); else out of it into @buf
+ *	(TX)
  *
- * One of @dst and @src is what rddp_mr_addr() (or a DMA MR's TO) gave for a
- * chunk of @mr: placement writes into the MR, TX reads a Read Response out
- * of it. The copy happens only if the MR still answers to @stag: not
- * deregistered, and a fast-register MR neither invalidated nor registered
- * again since. Any context; the copy runs under RCU or a spinlock, so keep
- * chunks to a page.
+ * Copies from @to up to the end of that page (at most @len) if the MR
+ * still answers: not deregistered, and a fast-register MR neither
+ * invalidated nor registered again since (mem.h). Any context; the copy
+ * runs under RCU or the MR's spinlock, a page at most: call again for the
+ * rest.
  *
- * Return: true if copied; false, having copied nothing, if not.
+ * Return: the bytes copied, at least one when @len is not 0; 0, having
+ * copied nothing, if the MR no longer answers.
  */
-bool rddp_mr_copy(struct rddp_mr *mr, u32 stag, u8 *dst, const u8 *src,
-		  u32 len);
+u32 rddp_mr_copy(struct rddp_mr *mr, u32 stag, u32 gen, u64 to, u8 *buf,
+		 u32 len, bool into);
 
 /**
  * rddp_mr_flush_frees() - process the MR frees queued by the last puts
@@ -243,18 +287,20 @@ int rddp_mem_init(void);
 void rddp_mem_exit(void);
 
 /**
- * rddp_mr_addr() - the kernel address of a byte of a user or fast-register
- * MR
+ * rddp_mr_addr() - the kernel address of a byte of a user MR
  * @mr: the MR
  * @to: the byte's tagged offset, inside the MR (checked by rddp_mr_get())
  * @contig: set to the bytes contiguous from there, to the end of that page
  *	of the MR's page list
  *
- * A DMA MR has no page list: its TOs are kernel virtual addresses (rddp
- * registers without a DMA device, so ib_dma_map_*() hands out virtual
- * addresses); use them directly.
+ * A user MR's page list never changes. A DMA MR has no page list: its TOs
+ * are kernel virtual addresses (rddp registers without a DMA device, so
+ * ib_dma_map_*() hands out virtual addresses); use them directly. A
+ * fast-register MR's page list is read only under its lock
+ * (rddp_mr_copy()).
  *
- * Return: the address, or NULL if @to is not inside the MR.
+ * Return: the address, or NULL if @to is not inside the MR or the MR is
+ * not a user MR.
  */
 u8 *rddp_mr_addr(struct rddp_mr *mr, u64 to, u32 *contig);
 
@@ -369,8 +415,9 @@ struct ib_mr *rddp_alloc_mr(struct ib_pd *pd, enum ib_mr_type type,
  * @sg_nents: its entries
  * @sg_offset: byte offset into the first entry (ib_sg_to_pages())
  *
- * Return: the entries mapped; -EINVAL, or -EBUSY while the MR is valid or
- * has holders.
+ * Holders of an earlier registration do not stop it (the rules above).
+ *
+ * Return: the entries mapped; -EINVAL, or -EBUSY while the MR is valid.
  */
 int rddp_map_mr_sg(struct ib_mr *mr, struct scatterlist *sg, int sg_nents,
 		   unsigned int *sg_offset);

@@ -20,8 +20,10 @@
  * hands back. Writes and Sends below RDDP_TX_ZCOPY_MIN are copied: they
  * complete as soon as TCP holds them, where waiting for an ACK would cost
  * more than the copy saves (a peer that delays its ACKs holds them up to
- * 40 ms). Read Responses complete nothing here: they are
- * lent at any size.
+ * 40 ms). Read Responses are never lent, nor read in place: each FPDU's
+ * payload is copied out of the MR while it still answers to the STag
+ * (rddp_tx_copy(), mem.h), so that the peer never gets an octet written
+ * after ibv_dereg_mr or an invalidation returned.
  */
 #include <linux/mm.h>
 #include <linux/net.h>
@@ -392,39 +394,49 @@ static void rddp_tx_push_orq(struct rddp_stream *s, const struct rddp_read_req *
 	spin_unlock_bh(&s->lock);
 }
 
-/* Whether the job is a Read Response from a fast-register MR (mem.h). */
-static bool rddp_tx_from_fr(const struct rddp_stream *s)
+/*
+ * Whether the job's payload is copied out of its MRs one FPDU at a time
+ * (rddp_tx_copy()): a Read Response from any MR, and a WQE's payload from
+ * a fast-register MR, whose page list is read only under its lock (mem.h).
+ */
+static bool rddp_tx_copies(const struct rddp_stream *s)
 {
-	return s->tx_kind == RDDP_TX_READ_RESP && s->tx_sg.nr &&
-	       s->tx_sg.e[0].mr && s->tx_sg.e[0].mr->fr;
+	return s->tx_kind == RDDP_TX_READ_RESP ||
+	       (s->tx_kind == RDDP_TX_SQE && rddp_sg_has_fr(&s->tx_sg));
 }
 
 /*
- * The next @seg octets of a Read Response from a fast-register MR, copied
- * out while the MR is valid. A kernel consumer gets such memory back when
- * the peer invalidates the STag (Send with Invalidate, RFC 5040 §5.1),
- * which a peer may do while the response is parked behind its closed
- * window: neither TX nor TCP (zero copy) may read the pages afterwards.
- * The first FPDU after the invalidation ends the stream as a Read Request
- * for an invalid STag does (RFC 5040 §7, Remote Protection Error).
+ * The next @seg octets of the job, copied out of its MRs while they still
+ * answer to their STags (mem.h). A Read Response has no WQE: the peer that
+ * asked for it may keep it parked behind its closed window while the
+ * application deregisters the MR and writes the buffer again, or while a
+ * kernel consumer gets a fast-register MR's memory back by the peer's own
+ * Send with Invalidate (RFC 5040 §5.1). Copied here, checked per chunk,
+ * never lent to TCP, its FPDUs carry only octets from before that; the
+ * first FPDU after it ends the stream as a Read Request for an invalid
+ * STag does (RFC 5040 §7, Remote Protection Error, RFC 5041 §7.2). A WQE
+ * whose fast-register MR was invalidated under it fails locally.
  */
-static int rddp_tx_fr_copy(struct rddp_stream *s, u32 seg,
-			   struct rddp_span *frag)
+static int rddp_tx_copy(struct rddp_stream *s, u32 seg, struct rddp_span *frag)
 {
 	u8 raw[RDDP_RDMAP_RREQ_LEN];
 
-	if (!s->tx_fr_copy) {
-		s->tx_fr_copy = kvmalloc(RDDP_FPDU_MAX_ULPDU, GFP_KERNEL);
-		if (!s->tx_fr_copy)
+	if (!s->tx_copy) {
+		s->tx_copy = kvmalloc(RDDP_FPDU_MAX_ULPDU, GFP_KERNEL);
+		if (!s->tx_copy)
 			return -ENOMEM;
 	}
-	if (rddp_sg_copy_out(&s->tx_sg, s->tx_fr_copy, seg)) {
+	if (rddp_sg_copy_out(&s->tx_sg, s->tx_copy, seg)) {
+		if (s->tx_kind == RDDP_TX_SQE) {
+			rddp_tx_local_error(s, SIW_WC_LOC_PROT_ERR);
+			return -ENOENT;
+		}
 		rddp_read_req_build(&s->tx_read.req, raw);
 		rddp_stream_error(s, RDDP_ERR_RDMAP_P_INVALID_STAG, NULL, 0, 0,
 				  raw);
 		return -ENOENT;
 	}
-	frag->base = s->tx_fr_copy;
+	frag->base = s->tx_copy;
 	frag->len = seg;
 	return 0;
 }
@@ -522,9 +534,9 @@ static int rddp_tx_build(struct rddp_stream *s)
 	hdr_len = rddp_opcodes[h.opcode].tagged ? RDDP_DDP_TAGGED_HDR_LEN :
 						  RDDP_DDP_UNTAGGED_HDR_LEN;
 	seg = rddp_ddp_seg_len(s->tx_len, s->tx_off, s->mulpdu, hdr_len);
-	copied = rddp_tx_from_fr(s);
+	copied = rddp_tx_copies(s);
 	if (copied) {
-		ret = rddp_tx_fr_copy(s, seg, &frags[0]);
+		ret = rddp_tx_copy(s, seg, &frags[0]);
 		if (ret)
 			return ret;
 		got = seg;
@@ -708,7 +720,7 @@ void rddp_tx_doorbell(struct rddp_qp *qp)
 
 int rddp_tx_terminate_now(struct rddp_stream *s)
 {
-	u8 payload[RDDP_TERM_MAX_LEN];
+	u8 *payload = s->tx_term;
 	u8 hdr[RDDP_DDP_UNTAGGED_HDR_LEN];
 	struct rddp_hdr h = {
 		.opcode = RDDP_OP_TERMINATE,
@@ -731,6 +743,10 @@ int rddp_tx_terminate_now(struct rddp_stream *s)
 			      s->term_hdr_len, s->term_seg_len,
 			      s->term_rreq ? s->term_rreq_hdr : NULL, payload);
 	hdr_len = rddp_hdr_build(&h, hdr);
+	/*
+	 * The stream's memory, not this stack frame: with zero copy a span
+	 * may be lent to TCP (llp_mpa.c), which sends it after we return.
+	 */
 	frag.base = payload;
 	frag.len = len;
 	/*

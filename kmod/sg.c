@@ -24,7 +24,8 @@ int rddp_sg_add(struct rddp_sg *sg, struct rddp_device *rdev, u32 stag,
 		return 0;
 	if (sg->nr == SIW_MAX_SGE || (u64)sg->total + len > U32_MAX)
 		return -E2BIG;
-	mr = rddp_mr_get(rdev, stag, pd, access, addr, len);
+	mr = rddp_mr_get_reg(rdev, stag, pd, access, addr, len,
+			     &sg->e[sg->nr].gen);
 	if (IS_ERR(mr))
 		return PTR_ERR(mr);
 	sg->e[sg->nr].mr = mr;
@@ -44,6 +45,7 @@ int rddp_sg_add_kva(struct rddp_sg *sg, void *p, u32 len)
 		return -E2BIG;
 	sg->e[sg->nr].mr = NULL;
 	sg->e[sg->nr].stag = 0;
+	sg->e[sg->nr].gen = 0;
 	sg->e[sg->nr].addr = (uintptr_t)p;
 	sg->e[sg->nr].len = len;
 	sg->nr++;
@@ -76,7 +78,8 @@ int rddp_sg_seek(struct rddp_sg *sg, u32 off)
 
 /*
  * The kernel address of the cursor and how many bytes from there are
- * contiguous (at most @want).
+ * contiguous (at most @want), for spans. Never of a fast-register MR,
+ * whose page list is read only under its lock (mem.h).
  */
 static u8 *rddp_sg_chunk(struct rddp_sg *sg, u32 want, u32 *len)
 {
@@ -129,31 +132,39 @@ u32 rddp_sg_spans(struct rddp_sg *sg, u32 len, struct rddp_span *out,
 	return done;
 }
 
-/* Copy between the cursor and @in (into the list) or @out (out of it). */
-static int rddp_sg_copy(struct rddp_sg *sg, const u8 *in, u8 *out, u32 len)
+bool rddp_sg_has_fr(const struct rddp_sg *sg)
+{
+	u32 i;
+
+	for (i = 0; i < sg->nr; i++)
+		if (sg->e[i].mr && sg->e[i].mr->fr)
+			return true;
+	return false;
+}
+
+/* Copy @len bytes between the cursor and @buf: into the list if @into. */
+static int rddp_sg_copy(struct rddp_sg *sg, u8 *buf, u32 len, bool into)
 {
 	struct rddp_sg_ent *e;
-	const u8 *src;
 	u32 chunk;
-	u8 *p, *dst;
+	u8 *p;
 
 	while (len) {
 		if (sg->idx >= sg->nr)
 			return -ERANGE;
 		e = &sg->e[sg->idx];
-		p = rddp_sg_chunk(sg, len, &chunk);
-		if (!chunk)
-			return -ERANGE;
-		dst = in ? p : out;
-		src = in ? in : p;
-		if (!e->mr)
-			memcpy(dst, src, chunk);
-		else if (!rddp_mr_copy(e->mr, e->stag, dst, src, chunk))
-			return -ENOENT;
-		if (in)
-			in += chunk;
-		else
-			out += chunk;
+		chunk = min(len, e->len - sg->off);
+		if (!e->mr) {
+			p = (u8 *)(uintptr_t)(e->addr + sg->off);
+			memcpy(into ? p : buf, into ? buf : p, chunk);
+		} else {
+			/* A page at most, if the MR still answers (mem.h). */
+			chunk = rddp_mr_copy(e->mr, e->stag, e->gen,
+					     e->addr + sg->off, buf, chunk, into);
+			if (!chunk)
+				return -ENOENT;
+		}
+		buf += chunk;
 		len -= chunk;
 		rddp_sg_advance(sg, chunk);
 	}
@@ -162,10 +173,11 @@ static int rddp_sg_copy(struct rddp_sg *sg, const u8 *in, u8 *out, u32 len)
 
 int rddp_sg_copy_in(struct rddp_sg *sg, const u8 *data, u32 len)
 {
-	return rddp_sg_copy(sg, data, NULL, len);
+	/* Only read: rddp_sg_copy() writes @buf only when copying out. */
+	return rddp_sg_copy(sg, (u8 *)data, len, true);
 }
 
 int rddp_sg_copy_out(struct rddp_sg *sg, u8 *out, u32 len)
 {
-	return rddp_sg_copy(sg, NULL, out, len);
+	return rddp_sg_copy(sg, out, len, false);
 }

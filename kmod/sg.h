@@ -9,8 +9,9 @@
  * rddp_sg_release() drops them. A list is owned by one engine (TX work or
  * RX under the socket lock) and never shared, so it needs no lock. A list
  * may be held as long as the peer likes (mem.h: nothing waits for it);
- * copies into it go through rddp_mr_copy(), so a deregistered or
- * invalidated MR receives nothing more.
+ * copies into and out of it go through rddp_mr_copy(), so a deregistered
+ * or invalidated MR receives nothing more and gives nothing more, and a
+ * fast-register MR's page list is read only there, under its lock.
  */
 #ifndef RDDP_SG_H
 #define RDDP_SG_H
@@ -26,12 +27,14 @@ struct rddp_device;
  * struct rddp_sg_ent - one buffer of a list
  * @mr: the referenced MR; NULL: @addr is a kernel virtual address
  * @stag: the STag @mr was looked up by
+ * @gen: the registration it was looked up under (rddp_mr_get_reg())
  * @addr: TO (MR) or kernel virtual address
  * @len: bytes
  */
 struct rddp_sg_ent {
 	struct rddp_mr *mr;
 	u32 stag;
+	u32 gen;
 	u64 addr;
 	u32 len;
 };
@@ -115,11 +118,23 @@ int rddp_sg_seek(struct rddp_sg *sg, u32 off);
  * @max: room in @out
  * @nr: set to the spans written
  *
+ * Not for lists with a fast-register MR (rddp_sg_has_fr()): its page
+ * list is read only by rddp_mr_copy(), under its lock (mem.h); the spans
+ * stop there, with a warning.
+ *
  * Return: the bytes described, which is less than @len when @max spans
  * were not enough.
  */
 u32 rddp_sg_spans(struct rddp_sg *sg, u32 len, struct rddp_span *out,
 		  u32 max, u32 *nr);
+
+/**
+ * rddp_sg_has_fr() - whether a list has a fast-register MR
+ * @sg: the list
+ *
+ * Return: true if an entry's MR is a fast-register MR.
+ */
+bool rddp_sg_has_fr(const struct rddp_sg *sg);
 
 /**
  * rddp_sg_copy_in() - copy received bytes to the cursor and advance

@@ -69,7 +69,7 @@ static void rddp_stream_free_rcu(struct rcu_head *rcu)
 {
 	struct rddp_stream *s = container_of(rcu, struct rddp_stream, rcu);
 
-	kvfree(s->tx_fr_copy);
+	kvfree(s->tx_copy);
 	kvfree(s->sqw);
 	kfree(s->irq);
 	kfree(s->orq);

@@ -259,10 +259,12 @@ struct rddp_stream_params {
  *	written
  * @tx_bounce: TX: small payloads, copied before the CRC is computed
  *	(qp_tx.c)
- * @tx_fr_copy: TX: an FPDU's payload of a Read Response from a
- *	fast-register MR, copied while the MR is valid (mem.h);
- *	RDDP_FPDU_MAX_ULPDU octets, allocated by TX on first use, freed with
- *	the stream
+ * @tx_copy: TX: an FPDU's payload copied out of its MRs while they
+ *	answer to their STags: a Read Response's, or a WQE's from a
+ *	fast-register MR (qp_tx.c, mem.h); RDDP_FPDU_MAX_ULPDU octets,
+ *	allocated by TX on first use, freed with the stream
+ * @tx_term: the Terminate's payload, built by rddp_tx_terminate_now():
+ *	memory the stream owns, which is never lent to TCP
  * @tx_fpdu_sent: TX: @tx_fpdu's bytes already in the socket
  * @tx_fpdu_last: TX: @tx_fpdu ends the message
  * @tx_fpdu_payload: TX: @tx_fpdu's DDP payload octets
@@ -362,7 +364,8 @@ struct rddp_stream {
 	bool tx_started;
 	u8 tx_rreq[RDDP_RDMAP_RREQ_LEN];
 	u8 tx_bounce[RDDP_TX_BOUNCE];
-	u8 *tx_fr_copy;
+	u8 *tx_copy;
+	u8 tx_term[RDDP_TERM_MAX_LEN];
 	u32 tx_fpdu_sent;
 	bool tx_fpdu_last;
 	u32 tx_fpdu_payload;

@@ -9,7 +9,8 @@
  * REG_MR of a valid MR, map_mr_sg under a valid registration, use of an
  * invalidated STag and remote invalidation of an STag of another PD or of
  * one that cannot be invalidated. The peer's Terminate for each refusal is
- * in the kernel log (tests/vm/kverbs.sh checks its codes).
+ * in the kernel log (tests/vm/ulp.sh checks its codes). serve_read=1
+ * serves a hostile peer instead (kv_serve_read()).
  *
  * Results are TAP lines in the kernel log ("rddp_kverbs: ok N - name");
  * loading fails with -EIO if any test failed. Test module only: built for
@@ -32,6 +33,11 @@ static bool serve_read;
 module_param(serve_read, bool, 0444);
 MODULE_PARM_DESC(serve_read,
 		 "instead of the tests: serve one peer a fast-register MR to read (kv_serve_read)");
+/* Written by kv_serve_read() while the module loads; the peer reads it in sysfs. */
+static int serve_stage;
+module_param(serve_stage, int, 0444);
+MODULE_PARM_DESC(serve_stage,
+		 "serve_read's progress (read only): 2 once the invalidated MR is mapped and registered again");
 
 #define KV_TIMEOUT	(10 * HZ)
 #define KV_BUF		(4 * PAGE_SIZE)
@@ -53,6 +59,7 @@ struct kv_ep {
 	struct ib_cq *cq;
 	unsigned long seen;	/* BIT(enum rdma_cm_event_type) */
 	bool failed;		/* an error event */
+	bool pd_shared;		/* @pd is another end's (kv_srv_pd) */
 	struct ib_mr *mrs[2];	/* deregistered with the QP, before the PD */
 	int nr_mrs;
 };
@@ -70,6 +77,10 @@ struct kv_pair {
 
 static struct kv_ep kv_listen;
 static struct kv_pair kv;
+/* The end the listener's next connection request goes to (kv_pair_up()). */
+static struct kv_ep *kv_accept = &kv.srv;
+/* If set, the server end of the next pair uses this PD (kv_serve_remap()). */
+static struct ib_pd *kv_srv_pd;
 /* The client's CQ poll context for the next pair (kv_test_direct). */
 static enum ib_poll_context kv_cli_poll = IB_POLL_SOFTIRQ;
 static DECLARE_WAIT_QUEUE_HEAD(kv_wq);
@@ -102,7 +113,7 @@ static int kv_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 		 * The new cm_id is the server end of the pair; rdma_accept()
 		 * belongs in this handler (the core holds its mutex here).
 		 */
-		ep = &kv.srv;
+		ep = kv_accept;
 		ep->id = id;
 		id->context = ep;
 		if (kv_ep_qp(ep) || rdma_accept(id, &kv_conn_param))
@@ -148,7 +159,8 @@ static int kv_ep_qp(struct kv_ep *ep)
 		},
 	};
 
-	ep->pd = ib_alloc_pd(ep->id->device, 0);
+	if (!ep->pd)
+		ep->pd = ib_alloc_pd(ep->id->device, 0);
 	if (IS_ERR(ep->pd)) {
 		int ret = PTR_ERR(ep->pd);
 
@@ -178,7 +190,7 @@ static void kv_ep_down(struct kv_ep *ep)
 		ib_dereg_mr(ep->mrs[--ep->nr_mrs]);
 	if (ep->cq)
 		ib_free_cq(ep->cq);
-	if (ep->pd)
+	if (ep->pd && !ep->pd_shared)
 		ib_dealloc_pd(ep->pd);
 	if (ep->id)
 		rdma_destroy_id(ep->id);
@@ -221,6 +233,9 @@ static int kv_pair_up(struct kv_pair *p)
 	int ret;
 
 	memset(p, 0, sizeof(*p));
+	p->srv.pd = kv_srv_pd;
+	p->srv.pd_shared = !!kv_srv_pd;
+	kv_accept = &p->srv;
 	clear_bit(RDMA_CM_EVENT_CONNECT_REQUEST, &kv_listen.seen);
 	p->cli.id = rdma_create_id(&init_net, kv_cm_handler, &p->cli,
 				   RDMA_PS_TCP, IB_QPT_RC);
@@ -298,9 +313,9 @@ static int kv_post(struct kv_ep *ep, struct ib_send_wr *wr)
 	return ib_post_send(ep->id->qp, wr, NULL);
 }
 
-/* A signalled REG_MR of @mr (mapped) under its next key. */
-static struct kv_wr *kv_reg(struct kv_pair *p, struct kv_ep *ep,
-			    struct ib_mr *mr, int access)
+/* A signalled REG_MR of @mr (mapped) under the key @key. */
+static struct kv_wr *kv_reg_key(struct kv_pair *p, struct kv_ep *ep,
+				struct ib_mr *mr, int access, u32 key)
 {
 	struct kv_wr *w = kv_wr_new(p);
 	struct ib_reg_wr wr = {
@@ -313,9 +328,16 @@ static struct kv_wr *kv_reg(struct kv_pair *p, struct kv_ep *ep,
 		.access = access,
 	};
 
-	ib_update_fast_reg_key(mr, ib_inc_rkey(mr->rkey));
+	ib_update_fast_reg_key(mr, key);
 	wr.key = mr->rkey;
 	return kv_post(ep, &wr.wr) ? NULL : w;
+}
+
+/* A signalled REG_MR of @mr (mapped) under its next key. */
+static struct kv_wr *kv_reg(struct kv_pair *p, struct kv_ep *ep,
+			    struct ib_mr *mr, int access)
+{
+	return kv_reg_key(p, ep, mr, access, ib_inc_rkey(mr->rkey));
 }
 
 static int kv_reg_wait(struct kv_pair *p, struct kv_ep *ep, struct ib_mr *mr,
@@ -680,7 +702,9 @@ out:
  * u64, length u32), its content is byte i = i * 7 + 3. When the peer's
  * Send with Invalidate of that STag completes a receive, the consumer has
  * its memory back and rewrites it at once, as a ULP reusing a buffer does:
- * whatever the peer reads afterwards must not come from it (mem.h).
+ * whatever the peer reads afterwards must not come from it (mem.h). Then
+ * it maps and registers the MR again (kv_serve_remap()) and sets
+ * serve_stage to 2, on which the peer reads on.
  */
 #define KV_SERVE_LEN	(2U << 20)
 
@@ -702,10 +726,64 @@ static int kv_wait_long(struct kv_ep *ep, enum rdma_cm_event_type t)
 	return ret;
 }
 
+/*
+ * The MR the peer just invalidated is mapped at once onto other memory
+ * (@other, byte i = i * 11 + 5), as a ULP's next I/O does, while the Read
+ * Response of its previous registration is still parked in TX behind the
+ * peer's shut window: a holder that the peer, not the ULP, keeps (mem.h).
+ * The map must not fail for it (it did with -EBUSY, and xprtrdma turns
+ * that into -EIO). Then REG_MR under the same key, through a second
+ * connection in the MR's PD (the peer's QP has the parked response ahead
+ * of any WQE), and a Write through it: it must land in @other, not in the
+ * old memory. The peer, let go by serve_stage, then checks that the
+ * parked response sends none of @other (the STag answers again, but to
+ * another registration).
+ */
+static void kv_serve_remap(struct kv_ep *srv, struct ib_mr *mr, u8 *old,
+			   u8 *other)
+{
+	int acc = IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE |
+		  IB_ACCESS_REMOTE_READ;
+	static struct kv_pair kv2;
+	struct kv_wr *r, *s;
+	u32 i, key = mr->rkey;
+	bool ok;
+	int ret;
+
+	for (i = 0; i < KV_SERVE_LEN; i++)
+		other[i] = (u8)(i * 11 + 5);
+	ret = kv_map(mr, other, KV_SERVE_LEN);
+	if (ret)
+		pr_info("rddp_kverbs: map_mr_sg: %d\n", ret);
+	kv_result(!ret, "serve_read: map_mr_sg of the MR under its parked Read Response");
+	if (ret)
+		return;
+	kv_srv_pd = srv->pd;
+	ret = kv_pair_up(&kv2);
+	kv_srv_pd = NULL;
+	kv_accept = &kv.srv;
+	if (ret) {
+		kv_result(false, "serve_read: a second connection in the MR's PD");
+		return;
+	}
+	s = kv_reg_key(&kv2, &kv2.srv, mr, acc, key);
+	kv_result(s && !kv_wr_wait(s, IB_WC_REG_MR) && mr->rkey == key,
+		  "serve_read: REG_MR of the new mapping under the same STag");
+	kv_fill(9);
+	r = kv_recv(&kv2, &kv2.srv, kv_sbuf, 64);
+	kv_write(&kv2, &kv2.cli, mr->iova, key, KV_LEN);
+	s = kv_send(&kv2, &kv2.cli, 16, 0);
+	ok = r && s && !kv_wr_wait(r, IB_WC_RECV) &&
+	     !memcmp(other, kv_src, KV_LEN) &&
+	     !memchr_inv(old, 0xee, KV_SERVE_LEN);
+	kv_result(ok, "serve_read: a Write to the new registration lands in the new memory only");
+	kv_pair_down(&kv2);
+}
+
 static void kv_serve_read(struct kv_pair *p)
 {
 	int acc = IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_READ;
-	struct page *pages;
+	struct page *pages, *pages2;
 	struct kv_wr *r, *s;
 	bool ok = false, done;
 	struct ib_mr *mr;
@@ -713,9 +791,10 @@ static void kv_serve_read(struct kv_pair *p)
 	u32 i;
 
 	pages = alloc_pages(GFP_KERNEL, get_order(KV_SERVE_LEN));
-	if (!pages) {
-		kv_result(false, "serve_read: 2 MiB for the MR");
-		return;
+	pages2 = alloc_pages(GFP_KERNEL, get_order(KV_SERVE_LEN));
+	if (!pages || !pages2) {
+		kv_result(false, "serve_read: 2 x 2 MiB for the MR");
+		goto out_free;
 	}
 	buf = page_address(pages);
 	for (i = 0; i < KV_SERVE_LEN; i++)
@@ -753,11 +832,19 @@ static void kv_serve_read(struct kv_pair *p)
 				r->wc.ex.invalidate_rkey, mr->rkey);
 	}
 	kv_result(ok, "serve_read: the Send with Invalidate of the MR being read completes");
+	if (ok)
+		kv_serve_remap(&p->srv, mr, buf, page_address(pages2));
+	WRITE_ONCE(serve_stage, 2);	/* the peer reads on */
 	kv_result(!kv_wait_long(&p->srv, RDMA_CM_EVENT_DISCONNECTED),
 		  "serve_read: the connection ends");
 out:
 	kv_pair_down(p);
-	__free_pages(pages, get_order(KV_SERVE_LEN));
+out_free:
+	WRITE_ONCE(serve_stage, 2);
+	if (pages2)
+		__free_pages(pages2, get_order(KV_SERVE_LEN));
+	if (pages)
+		__free_pages(pages, get_order(KV_SERVE_LEN));
 }
 
 static int __init kv_init(void)

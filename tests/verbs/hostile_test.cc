@@ -803,6 +803,52 @@ bool DeregPromptly(ibv_mr* mr, const std::string& n) {
                   n + ": ibv_dereg_mr returns at once while the peer stalls mid-message");
 }
 
+// One Read Request of 32 MiB, far more than the socket buffers of both
+// ends hold while the peer reads nothing: TX parks inside the response,
+// holding the MR. The victim deregisters it (at once: MR teardown never
+// waits for the network) and writes a marker over the buffer, as an
+// application reusing it does: the pages are the application's again.
+// Every octet the peer then receives must be from before ibv_dereg_mr
+// returned (RFC 5040 §7, kmod/mem.h), with zero copy (--crc=0) and
+// without, and the response must end with the Terminate for an invalid
+// STag (RFC 5040 §7: remote protection error, the Read Request copied).
+void ReadUnderDeregCase(const std::string& n, Harness& h, Peer& p, Victim& v) {
+  constexpr uint32_t kHuge = 32U << 20;
+  constexpr uint64_t kSinkTo = 0x1000;  // SendReadReq's
+  std::vector<uint8_t> big(kHuge);
+  for (size_t i = 0; i < big.size(); i++) big[i] = static_cast<uint8_t>(i * 7 + 3);
+  ibv_mr* mr = ibv_reg_mr(h.Pd(), big.data(), kHuge, IBV_ACCESS_REMOTE_READ);
+  if (!tap.Check(mr != nullptr, n + ": register 32 MiB", std::strerror(errno))) return;
+  SendReadReq(p, 1, mr->rkey, Addr(big.data()), kHuge);
+  usleep(500000);  // the response fills both ends' buffers
+  DeregPromptly(mr, n);
+  std::fill(big.begin(), big.end(), uint8_t{0xe7});
+  Received r = p.Collect(3 * kTimeoutMs, [](const Received& x) {
+    return x.term.has_value() || x.framing_err != RDDP_MPA_OK;
+  });
+  uint64_t bytes = 0, wrong = 0;
+  for (const Received::Msg& m : r.msgs) {
+    if (!m.hdr.tagged || m.hdr.opcode != RDDP_OP_READ_RESP) continue;
+    for (size_t i = 0; i < m.payload.size(); i++)
+      wrong += m.payload[i] != static_cast<uint8_t>((m.hdr.to - kSinkTo + i) * 7 + 3);
+    bytes += m.payload.size();
+  }
+  std::printf("# %llu octets of the Read Response in %zu messages, then %s\n",
+              static_cast<unsigned long long>(bytes), r.msgs.size(), TermStr(r).c_str());
+  tap.Check(bytes > 0 && bytes < kHuge, n + ": the response started and stops at ibv_dereg_mr",
+            std::to_string(bytes) + " octets of " + std::to_string(kHuge));
+  tap.Check(wrong == 0 && r.framing_err == RDDP_MPA_OK,
+            n + ": every octet received is from before ibv_dereg_mr returned",
+            std::to_string(wrong) + " of " + std::to_string(bytes) + " octets rewritten, " +
+                rddp_mpa_err_names[r.framing_err]);
+  tap.Check(r.term && r.term->layer == kRdmapInvalidStag.layer &&
+                r.term->etype == kRdmapInvalidStag.etype &&
+                r.term->ecode == kRdmapInvalidStag.ecode && r.term->r && !r.term->d,
+            n + ": Terminate layer 0 type 1 code 0x00 (invalid STag) copying the Read Request",
+            "got " + TermStr(r));
+  tap.Check(v.WaitState(IBV_QPS_ERR, kTimeoutMs), n + ": the victim's QP is in ERROR");
+}
+
 // A Send of 16 octets whose header bytes pass through @f; the device
 // must answer with @want.
 void MangledSend(const std::string& n, Harness& h, Peer& p, Victim& v,
@@ -1133,6 +1179,8 @@ const std::vector<Case>& Cases() {
              n + ": rdma_destroy_qp returns at once too");
          p.Close();
        }},
+      {"RFC 5040 §7 a closed TCP window under a Read, its MR deregistered and rewritten",
+       ReadUnderDeregCase},
       // RFC 5041 §4.1, §7.2 and RFC 5040 §4.2, §7: versions and reserved bits.
       {"RFC 5041 §7.2 a tagged segment with DDP version 0",
        [](const std::string& n, Harness&, Peer& p, Victim& v) {
@@ -2080,11 +2128,13 @@ void InitiatorCases(Harness& h, const std::string& filter) {
 // it four times over (IRD 4, 8 MiB, more than rddp's socket and its own
 // small window hold), reads nothing for a while, then invalidates the MR
 // with a Send with Invalidate (RFC 5040 §5.1), on which the consumer
-// rewrites its memory at once, and only then reads on. A Read Response has
-// no WQE, so the invalidation hands the memory back: every octet that
-// arrives must be from before it, and the response must end with a
-// Terminate for the invalid STag (RFC 5040 §7; kmod/mem.h) instead of
-// carrying what the consumer wrote since.
+// rewrites its memory at once, maps the MR onto other memory and registers
+// it again under the same STag (the parked response must not stop that),
+// and only then (serve_stage 2) reads on. A Read Response has no WQE, so
+// the invalidation hands the memory back: every octet that arrives must be
+// from before it, neither the rewritten memory nor the new registration's,
+// and the response must end with a Terminate for the invalid STag (RFC
+// 5040 §7; kmod/mem.h).
 constexpr uint32_t kKernelReads = 4;
 
 uint64_t Be(const std::vector<uint8_t>& b, size_t at, size_t n) {
@@ -2138,7 +2188,16 @@ int KernelRead(const char* addr, const char* port) {
   inv.inval_stag = stag;
   tap.Check(p.Send(inv, std::vector<uint8_t>(16, 0x77)),
             "kernel read: a Send with Invalidate of the MR under the Reads");
-  usleep(500000);  // the consumer rewrites its memory on the completion
+  // The consumer rewrites its memory on the completion, maps and
+  // registers the MR again, then says so.
+  bool staged = WaitFor(
+      [] {
+        std::ifstream f("/sys/module/rddp_kverbs/parameters/serve_stage");
+        int stage = 0;
+        return (f >> stage) && stage >= 2;
+      },
+      3 * kTimeoutMs);
+  tap.Check(staged, "kernel read: the consumer maps and registers the MR again (serve_stage 2)");
   Received r = p.Collect(3 * kTimeoutMs, [](const Received& got) { return got.term.has_value(); });
   uint64_t bytes = 0, wrong = 0;
   for (const Received::Msg& msg : r.msgs) {

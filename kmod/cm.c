@@ -29,7 +29,10 @@
  *    or armed timer, one for iw_cm's provider_data of a connection request
  *    (dropped by iw_accept/iw_reject), one for the QP's stream.
  *  - cep->cm_id is referenced with cm_id->add_ref() while set; cep->qp
- *    with rddp_qp_get().
+ *    with rddp_qp_get(). An active endpoint is also the QP's connecting
+ *    one (rddp_qp_connect_begin()) until it fails or reaches RTS: a
+ *    destroy_qp meanwhile reports RDDP_CEP_EV_QP_DESTROYED instead of
+ *    waiting for the network.
  */
 #include <linux/inet.h>
 #include <linux/slab.h>
@@ -428,6 +431,7 @@ void rddp_cep_fail(struct rddp_cep *cep, int status)
 		cep->listen_id = NULL;
 	}
 	if (cep->qp) {
+		rddp_qp_connect_end(cep->qp, cep);
 		rddp_qp_put(cep->qp);
 		cep->qp = NULL;
 	}
@@ -744,6 +748,11 @@ static void rddp_cep_setup_event(struct rddp_cep *cep, unsigned long ev)
 		rddp_cep_fail(cep, -ETIMEDOUT);
 		return;
 	}
+	if (test_bit(RDDP_CEP_EV_QP_DESTROYED, &ev)) {
+		/* iw_cm gets CONNECT_REPLY and lets go of the QP */
+		rddp_cep_fail(cep, -ECONNABORTED);
+		return;
+	}
 	if (!cep->sock)
 		return;
 	if (cep->sctp) {
@@ -919,6 +928,9 @@ int rddp_iw_connect(struct iw_cm_id *id, struct iw_cm_conn_param *param)
 	cep->settings = set;	/* the one pd_max was checked against */
 	cep->active = true;
 	cep->qp = qp;
+	ret = rddp_qp_connect_begin(qp, cep);
+	if (ret)
+		goto err;
 	cep->ird = param->ird ? param->ird : 1;
 	cep->ord = param->ord ? param->ord : 1;
 	cep->pd_len = param->private_data_len;

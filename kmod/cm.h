@@ -18,11 +18,14 @@ struct rddp_device;
  * @RDDP_CEP_EV_STREAM_ERROR: RX or TX detected an error
  * @RDDP_CEP_EV_PEER_CLOSED: TCP FIN or RST in full operation
  * @RDDP_CEP_EV_STREAM_CLOSED: the QP stopped its stream
+ * @RDDP_CEP_EV_QP_DESTROYED: destroy_qp of the QP an active endpoint is
+ *	connecting (rddp_qp_connect_begin()): the connect fails at once
  */
 enum rddp_cep_event {
 	RDDP_CEP_EV_STREAM_ERROR,
 	RDDP_CEP_EV_PEER_CLOSED,
 	RDDP_CEP_EV_STREAM_CLOSED,
+	RDDP_CEP_EV_QP_DESTROYED,
 };
 
 /**

@@ -26,13 +26,18 @@
  *  - Socket callbacks and the timer only set bits in cep->events and queue
  *    cep->work; all decisions are made in the work, in process context.
  *  - cep->ref (kref): one for the creator until close, one per queued work
- *    or armed timer, one for iw_cm's provider_data of a connection request
- *    (dropped by iw_accept/iw_reject), one for the QP's stream.
+ *    or armed timer, one for the request table while a connection request
+ *    waits for the ULP's answer (see rddp_cep_requests), one for the QP's
+ *    stream.
  *  - cep->cm_id is referenced with cm_id->add_ref() while set; cep->qp
  *    with rddp_qp_get(). An active endpoint is also the QP's connecting
  *    one (rddp_qp_connect_begin()) until it fails or reaches RTS: a
  *    destroy_qp meanwhile reports RDDP_CEP_EV_QP_DESTROYED instead of
  *    waiting for the network.
+ *  - A child of a listener (passive, reading the peer's request) holds
+ *    the listening cm_id as cep->listen_id until it delivers the request;
+ *    closing the listener fails the children still holding it.
+ *  - rddp_cep_count counts live endpoints: module exit finds it 0.
  */
 #include <linux/inet.h>
 #include <linux/slab.h>
@@ -63,6 +68,24 @@ static const char *const rddp_cep_state_names[RDDP_CEP_STATE_MAX] = {
 static void rddp_cep_work(struct work_struct *work);
 static void rddp_cep_timer(struct work_struct *work);
 
+/* Live endpoints; every one is freed before module exit (rddp_cm_exit()). */
+static atomic_t rddp_cep_count = ATOMIC_INIT(0);
+
+/*
+ * Connection requests delivered to iw_cm and not answered yet. iw_cm gives
+ * the new cm_id the event's provider_data and calls iw_accept or iw_reject
+ * with it once, whenever the ULP answers, or never: it drops the events of
+ * a listener being destroyed, and ignores a request it cannot allocate a
+ * cm_id for. So provider_data is not a pointer but this table's index
+ * (cep->req): the entry holds a reference, taken off by the answer, by the
+ * endpoint's end (the accept timeout, the peer's close, device stop) or by
+ * a delivery iw_cm refused. An answer that comes after the end finds no
+ * entry. Indices are allocated cyclically, so a stale one is not reused
+ * for 2^32 requests.
+ */
+static DEFINE_XARRAY_ALLOC(rddp_cep_requests);
+static u32 rddp_cep_next_req;
+
 /* ---- endpoint lifetime ---- */
 
 struct rddp_cep *rddp_cep_alloc(struct rddp_device *rdev)
@@ -71,6 +94,7 @@ struct rddp_cep *rddp_cep_alloc(struct rddp_device *rdev)
 
 	if (!cep)
 		return NULL;
+	atomic_inc(&rddp_cep_count);
 	kref_init(&cep->ref);
 	mutex_init(&cep->lock);
 	INIT_LIST_HEAD(&cep->listen_entry);
@@ -88,10 +112,12 @@ static void rddp_cep_free(struct kref *ref)
 {
 	struct rddp_cep *cep = container_of(ref, struct rddp_cep, ref);
 
-	WARN_ON(cep->sock || cep->cm_id || cep->qp || cep->listen_id);
+	WARN_ON(cep->sock || cep->cm_id || cep->qp || cep->listen_id ||
+		cep->req);
 	rddp_sctp_link_free(cep->link);
 	mutex_destroy(&cep->lock);
 	kfree(cep);
+	atomic_dec(&rddp_cep_count);
 }
 
 void rddp_cep_get(struct rddp_cep *cep)
@@ -102,6 +128,45 @@ void rddp_cep_get(struct rddp_cep *cep)
 void rddp_cep_put(struct rddp_cep *cep)
 {
 	kref_put(&cep->ref, rddp_cep_free);
+}
+
+/* Enter @cep in the request table (cep->req), which takes a reference. */
+static int rddp_cep_request_add(struct rddp_cep *cep)
+{
+	int ret;
+
+	rddp_cep_get(cep);
+	ret = xa_alloc_cyclic(&rddp_cep_requests, &cep->req, cep,
+			      XA_LIMIT(1, U32_MAX), &rddp_cep_next_req,
+			      GFP_KERNEL);
+	if (ret >= 0)
+		return 0;
+	cep->req = 0;
+	rddp_cep_put(cep);
+	return ret;
+}
+
+/*
+ * The request iw_cm answers for @id (iw_accept, iw_reject) with the table's
+ * reference, or NULL if the endpoint has ended. The caller puts it.
+ */
+static struct rddp_cep *rddp_cep_request_take(struct iw_cm_id *id)
+{
+	return xa_erase(&rddp_cep_requests, (unsigned long)id->provider_data);
+}
+
+/*
+ * Take @cep out of the request table if still there (nobody will answer
+ * it). Caller holds cep->lock and a reference of its own.
+ */
+static void rddp_cep_request_drop(struct rddp_cep *cep)
+{
+	lockdep_assert_held(&cep->lock);
+	if (!cep->req)
+		return;
+	if (xa_cmpxchg(&rddp_cep_requests, cep->req, cep, NULL, 0) == cep)
+		rddp_cep_put(cep);
+	cep->req = 0;
 }
 
 void rddp_cep_queue(struct rddp_cep *cep)
@@ -435,6 +500,7 @@ void rddp_cep_fail(struct rddp_cep *cep, int status)
 		rddp_qp_put(cep->qp);
 		cep->qp = NULL;
 	}
+	rddp_cep_request_drop(cep);
 	sock = rddp_cep_sock_detach(cep);
 	if (sock && cep->sctp && status)
 		sock_no_linger(sock->sk);	/* SCTP: ABORT the association */
@@ -634,6 +700,46 @@ static void rddp_cep_got_reply(struct rddp_cep *cep)
 
 /* ---- passive side ---- */
 
+/*
+ * Refuse the peer's request (rddp_iw_reject(), or a request iw_cm did not
+ * take): an MPA Reply with R set (RFC 5044 §7.1.1, no private data from
+ * rddp), over SCTP the session Terminate (draft-ietf-rddp-sctp-00 §3.4).
+ * Caller holds cep->lock; closing is the caller's.
+ */
+static int rddp_cep_send_reject(struct rddp_cep *cep, const void *pd,
+				u8 pd_len)
+{
+	struct rddp_mpa_frame f = {
+		.type = RDDP_MPA_REPLY,
+		.reject = true,
+		.rev = min_t(u8, cep->peer.rev, cep->settings.mpa_rev),
+		.pd = pd,
+		.pd_len = pd_len,
+	};
+
+	if (cep->sctp)
+		return rddp_sctp_cm_reject(cep);
+	return rddp_cep_send_frame(cep, &f);
+}
+
+/*
+ * iw_cm did not take a request (@err: -ENOMEM once the listener's backlog
+ * of event entries is used up): the ULP never sees it and nobody answers
+ * it, so rddp refuses it at once and closes, and the attempt counts as a
+ * failure. Caller holds cep->lock.
+ */
+static void rddp_cep_refuse(struct rddp_cep *cep, int err)
+{
+	rddp_cep_request_drop(cep);
+	/* The peer's requests decide how often: rate-limited. */
+	pr_info_ratelimited("rddp: %s: connection request refused, the listener took no more: %d\n",
+			    dev_name(&cep->rdev->ibdev.dev), err);
+	rddp_cep_send_reject(cep, NULL, 0);
+	trace_rddp_cm_fail(cep, rddp_cep_state_names[cep->state], err);
+	rddp_cep_account_failure(cep, err);
+	rddp_cep_fail(cep, 0);	/* graceful: the Reply goes out first */
+}
+
 /* Either transport: the peer's request, to the listening cm_id. */
 void rddp_cep_got_request_event(struct rddp_cep *cep, const void *pd,
 				u16 pd_len, u16 ird, u16 ord)
@@ -641,20 +747,25 @@ void rddp_cep_got_request_event(struct rddp_cep *cep, const void *pd,
 	struct iw_cm_id *lid = cep->listen_id;
 	struct iw_cm_event ev = {
 		.event = IW_CM_EVENT_CONNECT_REQUEST,
-		.provider_data = cep,
 		.private_data = (void *)pd,
 		.private_data_len = min_t(u16, pd_len, RDDP_EVENT_PD_MAX),
 		.ird = min_t(u16, ird, RDDP_MAX_IRD),
 		.ord = min_t(u16, ord, RDDP_MAX_ORD),
 	};
+	int ret;
 
 	rddp_cep_addrs(cep, &ev, cep->sock);
 	rddp_stat_inc(cep->rdev, RDDP_STAT_CONN_REQUESTS);
-	cep->state = RDDP_CEP_AWAIT_ACCEPT;
-	rddp_cep_timer_start(cep, RDDP_ACCEPT_TIMEOUT);
-	rddp_cep_get(cep);	/* for iw_cm's provider_data */
-	cep->listen_id = NULL;
-	lid->event_handler(lid, &ev);
+	cep->listen_id = NULL;	/* a listener's close leaves it alone now */
+	ret = rddp_cep_request_add(cep);
+	if (!ret) {
+		ev.provider_data = (void *)(unsigned long)cep->req;
+		cep->state = RDDP_CEP_AWAIT_ACCEPT;
+		rddp_cep_timer_start(cep, RDDP_ACCEPT_TIMEOUT);
+		ret = lid->event_handler(lid, &ev);
+	}
+	if (ret)
+		rddp_cep_refuse(cep, ret);
 	lid->rem_ref(lid);
 }
 
@@ -1017,17 +1128,23 @@ static int rddp_cep_mpa_accept(struct rddp_cep *cep,
 
 int rddp_iw_accept(struct iw_cm_id *id, struct iw_cm_conn_param *param)
 {
-	struct rddp_cep *cep = id->provider_data;
+	struct rddp_cep *cep = rddp_cep_request_take(id);
 	struct rddp_device *rdev = to_rddp_dev(id->device);
 	struct rddp_qp *qp;
 	int ret;
 
-	if (param->ord > RDDP_MAX_ORD || param->ird > RDDP_MAX_IRD)
-		return -EINVAL;
+	if (!cep)
+		return -ECONNRESET;	/* the peer or the timeout ended it */
 	mutex_lock(&cep->lock);
+	cep->req = 0;
 	if (cep->state != RDDP_CEP_AWAIT_ACCEPT) {
-		ret = -ECONNRESET;	/* the peer or the timeout ended it */
+		ret = -ECONNRESET;
 		goto out;
+	}
+	/* iw_cm sends no reject after a failed accept: close here. */
+	if (param->ord > RDDP_MAX_ORD || param->ird > RDDP_MAX_IRD) {
+		ret = -EINVAL;
+		goto err_qp;
 	}
 	trace_rddp_cm_accept(cep, param->qpn, param->ird, param->ord,
 			     param->private_data_len);
@@ -1035,7 +1152,7 @@ int rddp_iw_accept(struct iw_cm_id *id, struct iw_cm_conn_param *param)
 	qp = rddp_qp_get_by_qpn(rdev, param->qpn);
 	if (!qp) {
 		ret = -EINVAL;
-		goto out;
+		goto err_qp;
 	}
 	cep->qp = qp;
 	if (cep->sctp)
@@ -1048,7 +1165,7 @@ int rddp_iw_accept(struct iw_cm_id *id, struct iw_cm_conn_param *param)
 	cep->cm_id = id;
 	rddp_cep_deliver(cep, id, IW_CM_EVENT_ESTABLISHED, 0, NULL, 0, NULL);
 	mutex_unlock(&cep->lock);
-	rddp_cep_put(cep);	/* iw_cm's provider_data */
+	rddp_cep_put(cep);	/* the request table's */
 	return 0;
 
 err_qp:
@@ -1062,31 +1179,22 @@ out:
 
 int rddp_iw_reject(struct iw_cm_id *id, const void *pdata, u8 pd_len)
 {
-	struct rddp_cep *cep = id->provider_data;
-	struct rddp_mpa_frame f = {
-		.type = RDDP_MPA_REPLY,
-		.reject = true,
-		.pd = pdata,
-		.pd_len = pd_len,
-	};
-	int ret = 0;
+	struct rddp_cep *cep = rddp_cep_request_take(id);
+	int ret = -ECONNRESET;
 
+	if (!cep)
+		return ret;
 	mutex_lock(&cep->lock);
+	cep->req = 0;
 	if (cep->state == RDDP_CEP_AWAIT_ACCEPT) {
 		/* RFC 5044 §7.1.1: a Reply with R set, then close */
-		f.rev = min_t(u8, cep->peer.rev, cep->settings.mpa_rev);
 		trace_rddp_cm_reject(cep, pd_len);
 		rddp_stat_inc(cep->rdev, RDDP_STAT_CONN_REJECTS);
-		if (cep->sctp)
-			ret = rddp_sctp_cm_reject(cep);
-		else
-			ret = rddp_cep_send_frame(cep, &f);
+		ret = rddp_cep_send_reject(cep, pdata, pd_len);
 		rddp_cep_fail(cep, 0);
-	} else {
-		ret = -ECONNRESET;
 	}
 	mutex_unlock(&cep->lock);
-	rddp_cep_put(cep);	/* iw_cm's provider_data */
+	rddp_cep_put(cep);	/* the request table's */
 	return ret;
 }
 
@@ -1165,29 +1273,77 @@ static int rddp_listen_addr(struct rddp_device *rdev, struct rddp_listen *l,
 	return 0;
 }
 
-static void rddp_listen_close(struct rddp_listen *l)
+/*
+ * The children of a listener: endpoints of @rdev still reading a request
+ * for @id. Returns the next one, referenced, or NULL.
+ */
+static struct rddp_cep *rddp_listen_next_child(struct rddp_device *rdev,
+					       struct iw_cm_id *id)
 {
-	struct rddp_cep *cep, *next;
-	struct socket *sock;
+	struct rddp_cep *cep, *child = NULL;
 
-	list_for_each_entry_safe(cep, next, &l->ceps, listen_entry) {
-		list_del_init(&cep->listen_entry);
-		mutex_lock(&cep->lock);
-		sock = rddp_cep_sock_detach(cep);
-		cep->state = RDDP_CEP_CLOSED;
-		rddp_cep_unlist(cep);
-		mutex_unlock(&cep->lock);
-		if (sock)
-			sock_release(sock);
-		flush_work(&cep->work);
-		mutex_lock(&cep->lock);
-		if (cep->listen_id) {
-			cep->listen_id->rem_ref(cep->listen_id);
-			cep->listen_id = NULL;
+	spin_lock(&rdev->cep_lock);
+	list_for_each_entry(cep, &rdev->cep_list, dev_entry) {
+		/* a hint, checked again under cep->lock */
+		if (READ_ONCE(cep->listen_id) == id) {
+			child = cep;
+			rddp_cep_get(child);
+			break;
 		}
+	}
+	spin_unlock(&rdev->cep_lock);
+	return child;
+}
+
+/*
+ * Fail the children of a listener being closed: a request they delivered
+ * now would reach a cm_id whose events iw_cm drops. Their peers see the
+ * connection closed at once. Each failure takes the child off the list.
+ */
+static void rddp_listen_fail_children(struct rddp_device *rdev,
+				      struct iw_cm_id *id)
+{
+	struct rddp_cep *cep;
+
+	while ((cep = rddp_listen_next_child(rdev, id))) {
+		mutex_lock(&cep->lock);
+		if (cep->listen_id == id)
+			rddp_cep_fail(cep, -ECONNABORTED);
 		mutex_unlock(&cep->lock);
 		rddp_cep_put(cep);
 	}
+}
+
+/* Close one listening socket of a listener; its work has run when done. */
+static void rddp_listen_close_one(struct rddp_cep *cep)
+{
+	struct socket *sock;
+
+	list_del_init(&cep->listen_entry);
+	mutex_lock(&cep->lock);
+	sock = rddp_cep_sock_detach(cep);
+	cep->state = RDDP_CEP_CLOSED;
+	rddp_cep_unlist(cep);
+	mutex_unlock(&cep->lock);
+	if (sock)
+		sock_release(sock);
+	flush_work(&cep->work);	/* no child is created after this */
+	mutex_lock(&cep->lock);
+	if (cep->listen_id) {
+		cep->listen_id->rem_ref(cep->listen_id);
+		cep->listen_id = NULL;
+	}
+	mutex_unlock(&cep->lock);
+	rddp_cep_put(cep);
+}
+
+static void rddp_listen_close(struct rddp_listen *l)
+{
+	struct rddp_cep *cep, *next;
+
+	list_for_each_entry_safe(cep, next, &l->ceps, listen_entry)
+		rddp_listen_close_one(cep);
+	rddp_listen_fail_children(l->rdev, l->id);
 	kfree(l);
 }
 
@@ -1277,6 +1433,8 @@ int rddp_iw_create_listen(struct iw_cm_id *id, int backlog)
 	if (!l)
 		return -ENOMEM;
 	INIT_LIST_HEAD(&l->ceps);
+	l->rdev = rdev;
+	l->id = id;
 
 	if (la->ss_family == AF_INET && sin->sin_addr.s_addr == htonl(INADDR_ANY))
 		ret = rddp_listen_any4(rdev, l, id, sin->sin_port, backlog);
@@ -1336,4 +1494,8 @@ int rddp_cm_init(void)
 void rddp_cm_exit(void)
 {
 	destroy_workqueue(rddp_wq);
+	/* Every device is gone and the work has run: a leak is a bug. */
+	WARN(atomic_read(&rddp_cep_count), "rddp: %d connection endpoints leaked\n",
+	     atomic_read(&rddp_cep_count));
+	WARN_ON(!xa_empty(&rddp_cep_requests));
 }

@@ -37,7 +37,8 @@ enum rddp_cep_event {
 int rddp_cm_init(void);
 
 /**
- * rddp_cm_exit() - module exit: destroy rddp_wq
+ * rddp_cm_exit() - module exit: destroy rddp_wq, after every device is
+ * gone; warns if a connection endpoint was not freed
  */
 void rddp_cm_exit(void);
 

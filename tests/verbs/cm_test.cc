@@ -3,16 +3,29 @@
 // (issue 26, tests/vm/cm.sh). Prints TAP; the exit status is non-zero if a
 // check failed.
 //
+//   rddp_cm burst ADDR PORT COUNT BACKLOG RELEASE
+//     COUNT TCP peers send an MPA Request (RFC 5044 §7.1.1) each to a
+//     listener with BACKLOG (rddp_kverbs hold_backlog=BACKLOG) whose ULP
+//     holds the first request in iw_cm until "Y" is written to the file
+//     RELEASE. iw_cm queues BACKLOG more and refuses the rest (its event
+//     handler returns -ENOMEM): those peers must be answered while the
+//     first is held, with a Reply with R set or a close; once released,
+//     every peer must be (the ULP rejects all).
 //   rddp_cm abort ADDR PORT
 //     connects to a responder that never sends its MPA Reply, then
 //     destroys its QP and cm_id while the connect is under way: the
 //     connect ends at once with CONNECT_ERROR (ECONNABORTED), not with
 //     the MPA timeout's UNREACHABLE, and both destroys return.
+extern "C" {
+#include <rddp/mpa_frame.h>
+}
+
 #include <infiniband/verbs.h>
 #include <netdb.h>
 #include <poll.h>
 #include <rdma/rdma_cma.h>
 #include <sys/socket.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <chrono>
@@ -20,7 +33,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <string>
+#include <vector>
 
 #include "qp_attr.h"
 #include "tap.h"
@@ -32,9 +47,130 @@ using Clock = std::chrono::steady_clock;
 
 Tap tap;
 
+// Bound on every wait for an answer: well below the 60 s rddp gives a ULP
+// to answer a request (RDDP_ACCEPT_TIMEOUT), after which the old module
+// closed the requests iw_cm had refused.
+constexpr int kAnswerMs = 20 * 1000;
+
 long MsSince(Clock::time_point t0) {
   return static_cast<long>(
       std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - t0).count());
+}
+
+// ---- burst ----
+
+// One peer: a TCP connection that sent an MPA Request.
+struct Peer {
+  int fd = -1;
+  bool answered = false;
+  bool rejected = false;  // a Reply with R set
+  bool accepted = false;  // a Reply without R
+  rddp_mpa_frame_rx rx{};
+};
+
+bool SendRequest(int fd) {
+  rddp_mpa_frame f{};
+  f.type = RDDP_MPA_REQUEST;
+  f.rev = 1;
+  uint8_t buf[RDDP_MPA_FRAME_MAX];
+  int n = rddp_mpa_frame_build(&f, buf, sizeof(buf));
+  return n > 0 && write(fd, buf, static_cast<size_t>(n)) == n;
+}
+
+// Reads what @p's socket holds: the Reply (RFC 5044 §7.1.2), or the close.
+void ReadAnswer(Peer& p) {
+  uint8_t buf[RDDP_MPA_FRAME_MAX];
+  ssize_t n = recv(p.fd, buf, sizeof(buf), MSG_DONTWAIT);
+  if (n < 0 && errno == EAGAIN) return;
+  if (n <= 0) {  // EOF or reset
+    p.answered = true;
+    return;
+  }
+  rddp_mpa_frame f{};
+  uint32_t used = 0;
+  int r = rddp_mpa_frame_rx_feed(&p.rx, buf, static_cast<uint32_t>(n), &used, &f);
+  if (r == RDDP_MPA_FRAME_MORE) return;
+  p.answered = true;
+  p.rejected = r == RDDP_MPA_FRAME_OK && f.reject;
+  p.accepted = r == RDDP_MPA_FRAME_OK && !f.reject;
+}
+
+int Answered(const std::vector<Peer>& peers) {
+  int n = 0;
+  for (const Peer& p : peers) n += p.answered;
+  return n;
+}
+
+// Waits until @want peers are answered or @ms pass; returns how many are.
+int WaitAnswers(std::vector<Peer>& peers, int want, int ms) {
+  auto t0 = Clock::now();
+  while (Answered(peers) < want && MsSince(t0) < ms) {
+    std::vector<pollfd> pfds;
+    for (const Peer& p : peers)
+      if (!p.answered) pfds.push_back({p.fd, POLLIN, 0});
+    poll(pfds.data(), pfds.size(), 100);
+    for (Peer& p : peers)
+      if (!p.answered) ReadAnswer(p);
+  }
+  return Answered(peers);
+}
+
+int Connect(const addrinfo* ai) {
+  int fd = socket(ai->ai_family, SOCK_STREAM, 0);
+  if (fd < 0) return -1;
+  if (connect(fd, ai->ai_addr, ai->ai_addrlen)) {
+    close(fd);
+    return -1;
+  }
+  return fd;
+}
+
+void Release(const char* path) {
+  std::ofstream f(path);
+  f << "Y\n";
+  tap.Check(static_cast<bool>(f),
+            std::string("the listener's ULP is told to let go (") + path + ")");
+}
+
+int Burst(const addrinfo* ai, int count, int backlog, const char* release) {
+  std::vector<Peer> peers(static_cast<size_t>(count));
+  int sent = 0;
+  for (Peer& p : peers) {
+    p.fd = Connect(ai);
+    rddp_mpa_frame_rx_init(&p.rx, RDDP_MPA_REPLY, 2);
+    if (p.fd >= 0 && SendRequest(p.fd)) sent++;
+    // One at a time: rddp reads each Request before the next connects,
+    // so the listen socket's accept queue (BACKLOG deep) never overflows.
+    pollfd pfd{p.fd, POLLIN, 0};
+    poll(&pfd, 1, 200);
+  }
+  tap.Check(sent == count, std::to_string(count) + " peers connect and send an MPA Request",
+            std::to_string(sent) + " did");
+  // iw_cm holds the first in the ULP and at most BACKLOG more in its queue.
+  int refused = count - backlog - 1;
+  auto t0 = Clock::now();
+  int got = WaitAnswers(peers, refused, kAnswerMs);
+  tap.Check(got >= refused,
+            "the requests iw_cm had no room for are answered at once, while the ULP holds the "
+            "first (at least " +
+                std::to_string(refused) + " of " + std::to_string(count) + ")",
+            std::to_string(got) + " answered in " + std::to_string(MsSince(t0)) + " ms");
+  Release(release);
+  t0 = Clock::now();
+  got = WaitAnswers(peers, count, kAnswerMs);
+  tap.Check(got == count, "once the ULP lets go, every peer is answered",
+            std::to_string(got) + " of " + std::to_string(count) + " in " +
+                std::to_string(MsSince(t0)) + " ms");
+  int rejected = 0, accepted = 0;
+  for (Peer& p : peers) {
+    rejected += p.rejected;
+    accepted += p.accepted;
+    if (p.fd >= 0) close(p.fd);
+  }
+  std::printf("# %d answered with a Reply with R set, the rest closed\n", rejected);
+  tap.Check(accepted == 0, "no peer is accepted (the ULP rejects all)",
+            std::to_string(accepted) + " got a Reply without R");
+  return tap.Finish();
 }
 
 // ---- abort ----
@@ -108,7 +244,10 @@ int Abort(const addrinfo* ai) {
 }
 
 int Usage(const char* prog) {
-  std::fprintf(stderr, "usage: %s abort ADDR PORT\n", prog);
+  std::fprintf(stderr,
+               "usage: %s burst ADDR PORT COUNT BACKLOG RELEASE\n"
+               "       %s abort ADDR PORT\n",
+               prog, prog);
   return 64;
 }
 
@@ -126,7 +265,9 @@ int main(int argc, char** argv) {
     return 2;
   }
   int rc = 64;
-  if (mode == "abort" && argc == 4) {
+  if (mode == "burst" && argc == 7) {
+    rc = Burst(ai, std::atoi(argv[4]), std::atoi(argv[5]), argv[6]);
+  } else if (mode == "abort" && argc == 4) {
     rc = Abort(ai);
   } else {
     Usage(argv[0]);

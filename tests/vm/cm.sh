@@ -5,8 +5,9 @@
 # replies, a connection refused, a reject with private data; every case ends
 # with a clear error in bounded time, nothing leaked, no kernel warning.
 # Then the close: rdma_disconnect() after the peer's (rddp_disconnect).
-# Issue 26: destroy_qp during a connect (60 s MPA timeout, a second module
-# load).
+# Issue 26: a burst of requests beyond a listener's backlog, destroy_qp
+# during a connect and a listener closed under a peer (60 s MPA timeout, a
+# second module load).
 set -u
 . "$(dirname "$0")/lib.sh"
 
@@ -67,6 +68,23 @@ t_run "a peer that never sends its Request is dropped after the MPA timeout" sil
 t_like "rping after the misbehaving peers" '^ping data: ' \
 	rping_run 60 -c -a $ip -p 7174 -C 1 -V -v
 wait "$spid"
+
+# A burst of requests beyond a listener's backlog (issue 26): a kernel ULP
+# (rddp_kverbs hold_backlog=2) holds the first CONNECT_REQUEST, so iw_cm
+# queues 2 more and refuses the rest (-ENOMEM from its event handler).
+# rddp answers each refused request at once (an MPA Reply with R set,
+# RFC 5044 §7.1.1) and frees its endpoint; the old module ignored the
+# refusal, kept the endpoint for good and closed the peer only after 60 s.
+# The endpoints' count is checked at rmmod (rddp_cm_exit()).
+t_run "rddp_kverbs hold_backlog=2: a listener whose ULP holds a request" \
+	modprobe rddp_kverbs addr=$ip port=7500 hold_backlog=2
+t_run "its listener listens" wait_listen 7500
+out=$(timeout 120 "$cmprog" burst $ip 7500 8 2 /sys/module/rddp_kverbs/parameters/release 2>&1)
+rc=$?
+t_relay "burst of 8 against backlog 2" <<<"$out"
+t_run "rddp_cm burst exits 0" test "$rc" -eq 0
+t_run "rmmod rddp_kverbs" rmmod rddp_kverbs
+t_like "no cm_id left after the burst" '^$' sh -c 'rdma res show cm_id | grep -v "^$" || true'
 
 # silent_responder PORT: a TCP listener that accepts and never sends, its
 # pid in ncpid. busybox nc half-closes the connection when its stdin ends,
@@ -140,9 +158,29 @@ t_run "rddp_cm abort exits 0 within 20 s" test "$rc" -eq 0
 kill "$ncpid" 2>/dev/null
 wait "$ncpid" 2>/dev/null
 
+# A listener closed while a peer has connected but not sent its Request:
+# the peer is closed at once; the old module left the endpoint pointing
+# at the listener until the MPA timeout, and a Request sent meanwhile
+# went to a listener whose events iw_cm drops.
+rping -s -a $ip -p 7701 -V >/tmp/rping-s.log 2>&1 &
+spid=$!
+t_run "rping server listening (7701)" wait_listen 7701
+orphan_peer() {
+	exec 3<>/dev/tcp/$ip/7701 || return 1
+	sleep 1	# rddp accepts it: an endpoint awaiting the Request
+	kill "$spid"	# rping's exit destroys its listening cm_id
+	timeout 20 cat <&3 >/dev/null
+	local rc=$?
+	exec 3<&-
+	[ "$rc" -ne 124 ]	# closed before the timeout
+}
+t_run "closing a listener closes the peers still to send their Request" orphan_peer
+wait "$spid" 2>/dev/null
+
 t_like "no QP left (60 s MPA timeout)" '^$' sh -c 'rdma res show qp | grep -v "^$" || true'
 t_like "no cm_id left (60 s MPA timeout)" '^$' sh -c 'rdma res show cm_id | grep -v "^$" || true'
 t_run "rdma link delete (60 s MPA timeout)" rdma link delete rddp0
+# rddp_cm_exit() warns (a failed run) if a connection endpoint was leaked.
 t_run "rmmod rddp (60 s MPA timeout)" rmmod rddp
 # Arguments: more scripts to run in this boot (t_then, lib.sh); make
 # check's qemu lane runs sctp.sh so (tools/check.sh).

@@ -342,11 +342,38 @@ static void rddp_sock_share_mapped_port(struct socket *sock,
 		sock->sk->sk_reuse = SK_FORCE_REUSE;
 }
 
+/*
+ * An IPv4 peer of an IPv6 wildcard listener (not afonly) has an
+ * IPv4-mapped address (RFC 4291 §2.5.5.2): iw_cm and rdma_cm get it as
+ * the IPv4 address it is, which rdma_cm finds its device by.
+ */
+static void rddp_addr_unmap(struct sockaddr_storage *a)
+{
+	struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)a;
+	struct sockaddr_in sin = { .sin_family = AF_INET };
+
+	if (a->ss_family != AF_INET6 || !ipv6_addr_v4mapped(&sin6->sin6_addr))
+		return;
+	sin.sin_port = sin6->sin6_port;
+	sin.sin_addr.s_addr = sin6->sin6_addr.s6_addr32[3];
+	memset(a, 0, sizeof(*a));
+	memcpy(a, &sin, sizeof(sin));
+}
+
+/* A connection's local and remote addresses, as iw_cm reports them. */
+static void rddp_sock_addrs(struct socket *sock, struct sockaddr_storage *la,
+			    struct sockaddr_storage *ra)
+{
+	kernel_getsockname(sock, (struct sockaddr *)la);
+	kernel_getpeername(sock, (struct sockaddr *)ra);
+	rddp_addr_unmap(la);
+	rddp_addr_unmap(ra);
+}
+
 static void rddp_cep_addrs(struct rddp_cep *cep, struct iw_cm_event *ev,
 			   struct socket *sock)
 {
-	kernel_getsockname(sock, (struct sockaddr *)&ev->local_addr);
-	kernel_getpeername(sock, (struct sockaddr *)&ev->remote_addr);
+	rddp_sock_addrs(sock, &ev->local_addr, &ev->remote_addr);
 }
 
 /* ---- MPA frames ---- */
@@ -588,8 +615,7 @@ int rddp_cep_go_rts(struct rddp_cep *cep, const struct rddp_stream_params *p)
 		s->rx_rtr_pending = true;
 		s->tx_blocked = true;
 	}
-	kernel_getsockname(cep->sock, (struct sockaddr *)&cep->laddr);
-	kernel_getpeername(cep->sock, (struct sockaddr *)&cep->raddr);
+	rddp_sock_addrs(cep->sock, &cep->laddr, &cep->raddr);
 	sock = rddp_cep_sock_detach(cep);
 	ret = rddp_qp_connected(qp, s, sock, cep, &closed);
 	if (ret) {
@@ -1200,6 +1226,22 @@ int rddp_iw_reject(struct iw_cm_id *id, const void *pdata, u8 pd_len)
 
 /* ---- listening ---- */
 
+static bool rddp_addr_any(const struct sockaddr_storage *a)
+{
+	if (a->ss_family == AF_INET6)
+		return ipv6_addr_any(&((const struct sockaddr_in6 *)a)->sin6_addr);
+	return ((const struct sockaddr_in *)a)->sin_addr.s_addr ==
+	       htonl(INADDR_ANY);
+}
+
+/*
+ * A listening socket for @id on @addr, TCP or SCTP, on @l. A TCP wildcard
+ * listens on the device's netdev alone (SO_BINDTODEVICE, sk_bound_dev_if):
+ * it takes connections to whatever address the netdev has now or later,
+ * other devices may listen on the same port with their own, and IPv6's
+ * [::] takes IPv4 too unless the cm_id is afonly (RFC 4291 §2.5.5.2's
+ * mapped addresses, unmapped in rddp_sock_addrs()).
+ */
 static int rddp_listen_one(struct rddp_device *rdev, struct rddp_listen *l,
 			   struct iw_cm_id *id, struct sockaddr_storage *addr,
 			   int backlog, bool sctp)
@@ -1222,7 +1264,11 @@ static int rddp_listen_one(struct rddp_device *rdev, struct rddp_listen *l,
 		ip6_sock_set_v6only(sock->sk);
 	if (!sctp)
 		rddp_sock_share_mapped_port(sock, id);
-	ret = kernel_bind(sock, (struct sockaddr *)addr, rddp_addr_len(addr));
+	if (!sctp && rddp_addr_any(addr))
+		ret = sock_bindtoindex(sock->sk, rdev->netdev->ifindex, true);
+	if (!ret)
+		ret = kernel_bind(sock, (struct sockaddr *)addr,
+				  rddp_addr_len(addr));
 	if (!ret && sctp && cep->settings.multihome)	/* draft-ietf-rddp-sctp §4.2 */
 		rddp_sctp_bind_more(rdev, sock, addr);
 	if (!ret)
@@ -1249,15 +1295,26 @@ err:
 }
 
 /*
- * Listen on @addr with TCP (MPA) and SCTP (draft-ietf-rddp-sctp-00): the
- * two port spaces are separate, so the active side's transport decides
- * which one a connection takes. SCTP's listener is best effort: without
- * SCTP in the kernel (sock_create tries to load sctp.ko), or with the port
- * taken in SCTP's space, the cm_id listens on TCP alone. TCP's comes first:
- * SCTP's first listen may load modules (sctp.ko, the cookie's HMAC) or try
- * to in vain, which a TCP client should not wait for. On failure the
- * caller closes what is on @l.
+ * SCTP's listener on @addr (draft-ietf-rddp-sctp-00): the port spaces of
+ * TCP and SCTP are separate, so the active side's transport decides which
+ * one a connection takes. Best effort: without SCTP in the kernel
+ * (sock_create tries to load sctp.ko), or with the port taken in SCTP's
+ * space, the cm_id listens on TCP alone. It comes after TCP's: SCTP's
+ * first listen may load modules (sctp.ko, the cookie's HMAC) or try to in
+ * vain, which a TCP client should not wait for.
  */
+static void rddp_listen_sctp(struct rddp_device *rdev, struct rddp_listen *l,
+			     struct iw_cm_id *id, struct sockaddr_storage *addr,
+			     int backlog)
+{
+	int ret = rddp_listen_one(rdev, l, id, addr, backlog, true);
+
+	if (ret && ret != -EPROTONOSUPPORT && ret != -ESOCKTNOSUPPORT)
+		pr_info_ratelimited("rddp: %s: %pISpc: listening on TCP only, SCTP failed: %d\n",
+				    dev_name(&rdev->ibdev.dev), addr, ret);
+}
+
+/* Listen on @addr with TCP (MPA) and SCTP. On failure the caller closes @l. */
 static int rddp_listen_addr(struct rddp_device *rdev, struct rddp_listen *l,
 			    struct iw_cm_id *id, struct sockaddr_storage *addr,
 			    int backlog)
@@ -1266,10 +1323,7 @@ static int rddp_listen_addr(struct rddp_device *rdev, struct rddp_listen *l,
 
 	if (ret)
 		return ret;
-	ret = rddp_listen_one(rdev, l, id, addr, backlog, true);
-	if (ret && ret != -EPROTONOSUPPORT && ret != -ESOCKTNOSUPPORT)
-		pr_info_ratelimited("rddp: %s: %pISpc: listening on TCP only, SCTP failed: %d\n",
-				    dev_name(&rdev->ibdev.dev), addr, ret);
+	rddp_listen_sctp(rdev, l, id, addr, backlog);
 	return 0;
 }
 
@@ -1347,16 +1401,22 @@ static void rddp_listen_close(struct rddp_listen *l)
 	kfree(l);
 }
 
-/* A wildcard IPv4 listen: every address of the netdev. */
-static int rddp_listen_any4(struct rddp_device *rdev, struct rddp_listen *l,
-			    struct iw_cm_id *id, __be16 port, int backlog)
+/*
+ * SCTP's listeners of a wildcard IPv4 listen: one per address the netdev
+ * has now (at most 16). An SCTP socket bound to the wildcard would list
+ * every address of the namespace in its INIT ACK (RFC 4960 §3.3.3), other
+ * devices' included, which the device's `multihome off` forbids.
+ */
+static void rddp_listen_sctp_any4(struct rddp_device *rdev,
+				  struct rddp_listen *l, struct iw_cm_id *id,
+				  __be16 port, int backlog)
 {
 	struct sockaddr_storage a;
 	struct sockaddr_in *sin = (struct sockaddr_in *)&a;
 	const struct in_ifaddr *ifa;
 	struct in_device *in_dev;
 	__be32 addrs[16];
-	int i, cnt = 0, ret = 0;
+	int i, cnt = 0;
 
 	rcu_read_lock();
 	in_dev = __in_dev_get_rcu(rdev->netdev);
@@ -1365,31 +1425,29 @@ static int rddp_listen_any4(struct rddp_device *rdev, struct rddp_listen *l,
 			if (cnt < ARRAY_SIZE(addrs))
 				addrs[cnt++] = ifa->ifa_local;
 	rcu_read_unlock();
-	for (i = 0; i < cnt && !ret; i++) {
+	for (i = 0; i < cnt; i++) {
 		memset(&a, 0, sizeof(a));
 		sin->sin_family = AF_INET;
 		sin->sin_port = port;
 		sin->sin_addr.s_addr = addrs[i];
-		ret = rddp_listen_addr(rdev, l, id, &a, backlog);
+		rddp_listen_sctp(rdev, l, id, &a, backlog);
 	}
-	return ret ? ret : cnt ? 0 : -EADDRNOTAVAIL;
 }
 
 /*
- * A wildcard IPv6 listen: every usable address of the netdev, link-local
- * ones too, scoped to it (as siw). With none, the family is not available
- * on this device: -EAFNOSUPPORT, which ULPs listening on both wildcards
- * (nfsd's svcrdma) tolerate for the IPv6 one.
+ * SCTP's listeners of a wildcard IPv6 listen, as rddp_listen_sctp_any4():
+ * every usable address, link-local ones too, scoped to the netdev.
  */
-static int rddp_listen_any6(struct rddp_device *rdev, struct rddp_listen *l,
-			    struct iw_cm_id *id, __be16 port, int backlog)
+static void rddp_listen_sctp_any6(struct rddp_device *rdev,
+				  struct rddp_listen *l, struct iw_cm_id *id,
+				  __be16 port, int backlog)
 {
 	struct inet6_dev *idev = in6_dev_get(rdev->netdev);
 	struct sockaddr_storage a;
 	struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)&a;
 	struct in6_addr addrs[16];
 	struct inet6_ifaddr *ifp;
-	int i, cnt = 0, ret = 0;
+	int i, cnt = 0;
 
 	if (idev) {
 		read_lock_bh(&idev->lock);
@@ -1400,30 +1458,51 @@ static int rddp_listen_any6(struct rddp_device *rdev, struct rddp_listen *l,
 		read_unlock_bh(&idev->lock);
 		in6_dev_put(idev);
 	}
-	for (i = 0; i < cnt && !ret; i++) {
+	for (i = 0; i < cnt; i++) {
 		memset(&a, 0, sizeof(a));
 		sin6->sin6_family = AF_INET6;
 		sin6->sin6_port = port;
 		sin6->sin6_addr = addrs[i];
 		if (ipv6_addr_type(&addrs[i]) & IPV6_ADDR_LINKLOCAL)
 			sin6->sin6_scope_id = rdev->netdev->ifindex;
-		ret = rddp_listen_addr(rdev, l, id, &a, backlog);
+		rddp_listen_sctp(rdev, l, id, &a, backlog);
 	}
-	return ret ? ret : cnt ? 0 : -EAFNOSUPPORT;
 }
 
 /*
- * A wildcard listen binds to each address of the device's netdev, as other
- * iWARP devices may listen on the same port with their own addresses. On
- * failure nothing stays bound and id->provider_data stays NULL, so iw_cm's
- * later destroy_listen finds nothing to close.
+ * A wildcard listen: TCP on the wildcard, bound to the netdev, which never
+ * fails for want of an address (rdma_cm fails a whole wildcard listen when
+ * one device fails it, and leaves a new device that an existing wildcard
+ * listener fails on out for good); SCTP on the addresses there are now.
+ */
+static int rddp_listen_any(struct rddp_device *rdev, struct rddp_listen *l,
+			   struct iw_cm_id *id, int backlog)
+{
+	struct sockaddr_storage *la = &id->m_local_addr;
+	int ret;
+
+	ret = rddp_listen_one(rdev, l, id, la, backlog, false);
+	if (ret)
+		return ret;
+	if (la->ss_family == AF_INET)
+		rddp_listen_sctp_any4(rdev, l, id,
+				      ((struct sockaddr_in *)la)->sin_port,
+				      backlog);
+	else
+		rddp_listen_sctp_any6(rdev, l, id,
+				      ((struct sockaddr_in6 *)la)->sin6_port,
+				      backlog);
+	return 0;
+}
+
+/*
+ * On failure nothing stays bound and id->provider_data stays NULL, so
+ * iw_cm's later destroy_listen finds nothing to close.
  */
 int rddp_iw_create_listen(struct iw_cm_id *id, int backlog)
 {
 	struct rddp_device *rdev = to_rddp_dev(id->device);
 	struct sockaddr_storage *la = &id->m_local_addr;
-	struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)la;
-	struct sockaddr_in *sin = (struct sockaddr_in *)la;
 	struct rddp_listen *l;
 	int ret;
 
@@ -1436,10 +1515,8 @@ int rddp_iw_create_listen(struct iw_cm_id *id, int backlog)
 	l->rdev = rdev;
 	l->id = id;
 
-	if (la->ss_family == AF_INET && sin->sin_addr.s_addr == htonl(INADDR_ANY))
-		ret = rddp_listen_any4(rdev, l, id, sin->sin_port, backlog);
-	else if (la->ss_family == AF_INET6 && ipv6_addr_any(&sin6->sin6_addr))
-		ret = rddp_listen_any6(rdev, l, id, sin6->sin6_port, backlog);
+	if (rddp_addr_any(la))
+		ret = rddp_listen_any(rdev, l, id, backlog);
 	else
 		ret = rddp_listen_addr(rdev, l, id, la, backlog);
 	if (ret) {

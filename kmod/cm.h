@@ -89,8 +89,10 @@ int rddp_iw_reject(struct iw_cm_id *id, const void *pdata, u8 pd_len);
  * @id: the listening iw_cm_id, with its local address
  * @backlog: the TCP listen backlog
  *
- * A wildcard listen binds to each address of the device's netdev, as other
- * iWARP devices may listen on the same port with their own addresses.
+ * A wildcard listen takes TCP connections on the device's netdev alone
+ * (bound to it), whatever addresses it has now or gets later, so other
+ * iWARP devices may listen on the same port; SCTP listens on the
+ * addresses the netdev has now (cm.c).
  *
  * Return: 0 or a negative errno; on failure nothing stays bound.
  */

@@ -5,9 +5,9 @@
 # replies, a connection refused, a reject with private data; every case ends
 # with a clear error in bounded time, nothing leaked, no kernel warning.
 # Then the close: rdma_disconnect() after the peer's (rddp_disconnect).
-# Issue 26: a burst of requests beyond a listener's backlog, destroy_qp
-# during a connect and a listener closed under a peer (60 s MPA timeout, a
-# second module load).
+# Issue 26: a burst of requests beyond a listener's backlog, wildcard
+# listens on netdevs without addresses, destroy_qp during a connect and a
+# listener closed under a peer (60 s MPA timeout, a second module load).
 set -u
 . "$(dirname "$0")/lib.sh"
 
@@ -126,6 +126,62 @@ rping -s -a 2001:db8::1 -C 3 -V >/tmp/rping6-s.log 2>&1 &
 sleep 1
 t_like "rping -V over IPv6" '^ping data: ' rping_run 60 -c -a 2001:db8::1 -C 3 -V -v
 wait
+
+# Wildcard listens (issue 26): each device listens on the wildcard bound to
+# its netdev, so a device whose netdev has no address yet neither fails a
+# wildcard listen nor is left out because of one (rdma_cm gives up a
+# wildcard listen on every device when one fails it, and leaves a new
+# device that an existing listener fails on out for good), an address
+# added later is reachable, and [::] without afonly takes IPv4 too. The
+# old module listened on each address present and failed without one.
+any_listens() { # PORT PID: the rping -s PID listens on PORT
+	wait_listen "$1"
+	local rc=$?
+	kill -0 "$2" 2>/dev/null && return "$rc"
+	cat "/tmp/rping-any-$1.log"
+	return 1
+}
+any_server() { # PORT ADDR: rping -s -P in the background, its pid in any_pid
+	rping -s -P -a "$2" -p "$1" -V >"/tmp/rping-any-$1.log" 2>&1 &
+	any_pid=$!
+}
+any_ping() { # PORT ADDR
+	rping_run 60 -c -a "$2" -p "$1" -C 1 -V -v | grep -c '^ping data: '
+}
+# A link added before its netdev has an address, then wildcard listens.
+ip link add dummy1 type dummy && ip link set dummy1 up
+t_run "rdma link add rddp1 on a netdev without an address" \
+	rdma link add rddp1 type rddp netdev dummy1
+any_server 7600 0.0.0.0
+any4=$any_pid
+t_run "rping -s on 0.0.0.0 listens (rddp1 has no address)" any_listens 7600 $any4
+any_server 7601 ::
+any6=$any_pid
+t_run "rping -s on :: listens" any_listens 7601 $any6
+t_like "0.0.0.0: rping to rddp0's address" '^1$' any_ping 7600 $ip
+t_like "[::] without afonly takes IPv4" '^1$' any_ping 7601 $ip
+ip addr add 192.0.2.1/24 dev dummy1
+ip -6 addr add 2001:db8:1::1/64 dev dummy1 nodad
+t_like "0.0.0.0: rping to an address rddp1 got after the listen" '^1$' any_ping 7600 192.0.2.1
+t_like "[::]: rping to an IPv6 address rddp1 got after the listen" '^1$' \
+	any_ping 7601 2001:db8:1::1
+# A link added without an address while the wildcard listeners run: the
+# old module failed their listens on it, and rdma_cm then left the device
+# out altogether (its connections failed even once it had an address).
+ip link add dummy2 type dummy && ip link set dummy2 up
+t_run "rdma link add rddp2 (no address) under wildcard listeners" \
+	rdma link add rddp2 type rddp netdev dummy2
+ip addr add 203.0.113.1/24 dev dummy2
+t_like "rddp2 takes part: rping to its address, added after the link" '^1$' \
+	any_ping 7600 203.0.113.1
+t_like "rddp0 keeps its wildcard listener" '^1$' any_ping 7600 $ip
+t_like "rddp1 keeps its wildcard listener" '^1$' any_ping 7600 192.0.2.1
+kill "$any4" "$any6" 2>/dev/null
+wait "$any4" "$any6" 2>/dev/null
+t_run "rdma link delete rddp2" rdma link delete rddp2
+t_run "rdma link delete rddp1" rdma link delete rddp1
+ip link del dummy2
+ip link del dummy1
 
 # rdma_disconnect() after the peer's close: librdmacm moves the
 # iWARP QP, already in ERROR, to SQD first; that must succeed. The

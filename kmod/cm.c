@@ -26,10 +26,18 @@
  *  - Socket callbacks and the timer only set bits in cep->events and queue
  *    cep->work; all decisions are made in the work, in process context.
  *  - cep->ref (kref): one for the creator until close, one per queued work
- *    or armed timer, one for iw_cm's provider_data of a connection request
- *    (dropped by iw_accept/iw_reject), one for the QP's stream.
+ *    or armed timer, one for the request table while a connection request
+ *    waits for the ULP's answer (see rddp_cep_requests), one for the QP's
+ *    stream.
  *  - cep->cm_id is referenced with cm_id->add_ref() while set; cep->qp
- *    with rddp_qp_get().
+ *    with rddp_qp_get(). An active endpoint is also the QP's connecting
+ *    one (rddp_qp_connect_begin()) until it fails or reaches RTS: a
+ *    destroy_qp meanwhile reports RDDP_CEP_EV_QP_DESTROYED instead of
+ *    waiting for the network.
+ *  - A child of a listener (passive, reading the peer's request) holds
+ *    the listening cm_id as cep->listen_id until it delivers the request;
+ *    closing the listener fails the children still holding it.
+ *  - rddp_cep_count counts live endpoints: module exit finds it 0.
  */
 #include <linux/inet.h>
 #include <linux/slab.h>
@@ -60,6 +68,24 @@ static const char *const rddp_cep_state_names[RDDP_CEP_STATE_MAX] = {
 static void rddp_cep_work(struct work_struct *work);
 static void rddp_cep_timer(struct work_struct *work);
 
+/* Live endpoints; every one is freed before module exit (rddp_cm_exit()). */
+static atomic_t rddp_cep_count = ATOMIC_INIT(0);
+
+/*
+ * Connection requests delivered to iw_cm and not answered yet. iw_cm gives
+ * the new cm_id the event's provider_data and calls iw_accept or iw_reject
+ * with it once, whenever the ULP answers, or never: it drops the events of
+ * a listener being destroyed, and ignores a request it cannot allocate a
+ * cm_id for. So provider_data is not a pointer but this table's index
+ * (cep->req): the entry holds a reference, taken off by the answer, by the
+ * endpoint's end (the accept timeout, the peer's close, device stop) or by
+ * a delivery iw_cm refused. An answer that comes after the end finds no
+ * entry. Indices are allocated cyclically, so a stale one is not reused
+ * for 2^32 requests.
+ */
+static DEFINE_XARRAY_ALLOC(rddp_cep_requests);
+static u32 rddp_cep_next_req;
+
 /* ---- endpoint lifetime ---- */
 
 struct rddp_cep *rddp_cep_alloc(struct rddp_device *rdev)
@@ -68,6 +94,7 @@ struct rddp_cep *rddp_cep_alloc(struct rddp_device *rdev)
 
 	if (!cep)
 		return NULL;
+	atomic_inc(&rddp_cep_count);
 	kref_init(&cep->ref);
 	mutex_init(&cep->lock);
 	INIT_LIST_HEAD(&cep->listen_entry);
@@ -85,10 +112,12 @@ static void rddp_cep_free(struct kref *ref)
 {
 	struct rddp_cep *cep = container_of(ref, struct rddp_cep, ref);
 
-	WARN_ON(cep->sock || cep->cm_id || cep->qp || cep->listen_id);
+	WARN_ON(cep->sock || cep->cm_id || cep->qp || cep->listen_id ||
+		cep->req);
 	rddp_sctp_link_free(cep->link);
 	mutex_destroy(&cep->lock);
 	kfree(cep);
+	atomic_dec(&rddp_cep_count);
 }
 
 void rddp_cep_get(struct rddp_cep *cep)
@@ -99,6 +128,45 @@ void rddp_cep_get(struct rddp_cep *cep)
 void rddp_cep_put(struct rddp_cep *cep)
 {
 	kref_put(&cep->ref, rddp_cep_free);
+}
+
+/* Enter @cep in the request table (cep->req), which takes a reference. */
+static int rddp_cep_request_add(struct rddp_cep *cep)
+{
+	int ret;
+
+	rddp_cep_get(cep);
+	ret = xa_alloc_cyclic(&rddp_cep_requests, &cep->req, cep,
+			      XA_LIMIT(1, U32_MAX), &rddp_cep_next_req,
+			      GFP_KERNEL);
+	if (ret >= 0)
+		return 0;
+	cep->req = 0;
+	rddp_cep_put(cep);
+	return ret;
+}
+
+/*
+ * The request iw_cm answers for @id (iw_accept, iw_reject) with the table's
+ * reference, or NULL if the endpoint has ended. The caller puts it.
+ */
+static struct rddp_cep *rddp_cep_request_take(struct iw_cm_id *id)
+{
+	return xa_erase(&rddp_cep_requests, (unsigned long)id->provider_data);
+}
+
+/*
+ * Take @cep out of the request table if still there (nobody will answer
+ * it). Caller holds cep->lock and a reference of its own.
+ */
+static void rddp_cep_request_drop(struct rddp_cep *cep)
+{
+	lockdep_assert_held(&cep->lock);
+	if (!cep->req)
+		return;
+	if (xa_cmpxchg(&rddp_cep_requests, cep->req, cep, NULL, 0) == cep)
+		rddp_cep_put(cep);
+	cep->req = 0;
 }
 
 void rddp_cep_queue(struct rddp_cep *cep)
@@ -274,11 +342,38 @@ static void rddp_sock_share_mapped_port(struct socket *sock,
 		sock->sk->sk_reuse = SK_FORCE_REUSE;
 }
 
+/*
+ * An IPv4 peer of an IPv6 wildcard listener (not afonly) has an
+ * IPv4-mapped address (RFC 4291 §2.5.5.2): iw_cm and rdma_cm get it as
+ * the IPv4 address it is, which rdma_cm finds its device by.
+ */
+static void rddp_addr_unmap(struct sockaddr_storage *a)
+{
+	struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)a;
+	struct sockaddr_in sin = { .sin_family = AF_INET };
+
+	if (a->ss_family != AF_INET6 || !ipv6_addr_v4mapped(&sin6->sin6_addr))
+		return;
+	sin.sin_port = sin6->sin6_port;
+	sin.sin_addr.s_addr = sin6->sin6_addr.s6_addr32[3];
+	memset(a, 0, sizeof(*a));
+	memcpy(a, &sin, sizeof(sin));
+}
+
+/* A connection's local and remote addresses, as iw_cm reports them. */
+static void rddp_sock_addrs(struct socket *sock, struct sockaddr_storage *la,
+			    struct sockaddr_storage *ra)
+{
+	kernel_getsockname(sock, (struct sockaddr *)la);
+	kernel_getpeername(sock, (struct sockaddr *)ra);
+	rddp_addr_unmap(la);
+	rddp_addr_unmap(ra);
+}
+
 static void rddp_cep_addrs(struct rddp_cep *cep, struct iw_cm_event *ev,
 			   struct socket *sock)
 {
-	kernel_getsockname(sock, (struct sockaddr *)&ev->local_addr);
-	kernel_getpeername(sock, (struct sockaddr *)&ev->remote_addr);
+	rddp_sock_addrs(sock, &ev->local_addr, &ev->remote_addr);
 }
 
 /* ---- MPA frames ---- */
@@ -428,9 +523,11 @@ void rddp_cep_fail(struct rddp_cep *cep, int status)
 		cep->listen_id = NULL;
 	}
 	if (cep->qp) {
+		rddp_qp_connect_end(cep->qp, cep);
 		rddp_qp_put(cep->qp);
 		cep->qp = NULL;
 	}
+	rddp_cep_request_drop(cep);
 	sock = rddp_cep_sock_detach(cep);
 	if (sock && cep->sctp && status)
 		sock_no_linger(sock->sk);	/* SCTP: ABORT the association */
@@ -518,8 +615,7 @@ int rddp_cep_go_rts(struct rddp_cep *cep, const struct rddp_stream_params *p)
 		s->rx_rtr_pending = true;
 		s->tx_blocked = true;
 	}
-	kernel_getsockname(cep->sock, (struct sockaddr *)&cep->laddr);
-	kernel_getpeername(cep->sock, (struct sockaddr *)&cep->raddr);
+	rddp_sock_addrs(cep->sock, &cep->laddr, &cep->raddr);
 	sock = rddp_cep_sock_detach(cep);
 	ret = rddp_qp_connected(qp, s, sock, cep, &closed);
 	if (ret) {
@@ -630,6 +726,46 @@ static void rddp_cep_got_reply(struct rddp_cep *cep)
 
 /* ---- passive side ---- */
 
+/*
+ * Refuse the peer's request (rddp_iw_reject(), or a request iw_cm did not
+ * take): an MPA Reply with R set (RFC 5044 §7.1.1, no private data from
+ * rddp), over SCTP the session Terminate (draft-ietf-rddp-sctp-00 §3.4).
+ * Caller holds cep->lock; closing is the caller's.
+ */
+static int rddp_cep_send_reject(struct rddp_cep *cep, const void *pd,
+				u8 pd_len)
+{
+	struct rddp_mpa_frame f = {
+		.type = RDDP_MPA_REPLY,
+		.reject = true,
+		.rev = min_t(u8, cep->peer.rev, cep->settings.mpa_rev),
+		.pd = pd,
+		.pd_len = pd_len,
+	};
+
+	if (cep->sctp)
+		return rddp_sctp_cm_reject(cep);
+	return rddp_cep_send_frame(cep, &f);
+}
+
+/*
+ * iw_cm did not take a request (@err: -ENOMEM once the listener's backlog
+ * of event entries is used up): the ULP never sees it and nobody answers
+ * it, so rddp refuses it at once and closes, and the attempt counts as a
+ * failure. Caller holds cep->lock.
+ */
+static void rddp_cep_refuse(struct rddp_cep *cep, int err)
+{
+	rddp_cep_request_drop(cep);
+	/* The peer's requests decide how often: rate-limited. */
+	pr_info_ratelimited("rddp: %s: connection request refused, the listener took no more: %d\n",
+			    dev_name(&cep->rdev->ibdev.dev), err);
+	rddp_cep_send_reject(cep, NULL, 0);
+	trace_rddp_cm_fail(cep, rddp_cep_state_names[cep->state], err);
+	rddp_cep_account_failure(cep, err);
+	rddp_cep_fail(cep, 0);	/* graceful: the Reply goes out first */
+}
+
 /* Either transport: the peer's request, to the listening cm_id. */
 void rddp_cep_got_request_event(struct rddp_cep *cep, const void *pd,
 				u16 pd_len, u16 ird, u16 ord)
@@ -637,20 +773,25 @@ void rddp_cep_got_request_event(struct rddp_cep *cep, const void *pd,
 	struct iw_cm_id *lid = cep->listen_id;
 	struct iw_cm_event ev = {
 		.event = IW_CM_EVENT_CONNECT_REQUEST,
-		.provider_data = cep,
 		.private_data = (void *)pd,
 		.private_data_len = min_t(u16, pd_len, RDDP_EVENT_PD_MAX),
 		.ird = min_t(u16, ird, RDDP_MAX_IRD),
 		.ord = min_t(u16, ord, RDDP_MAX_ORD),
 	};
+	int ret;
 
 	rddp_cep_addrs(cep, &ev, cep->sock);
 	rddp_stat_inc(cep->rdev, RDDP_STAT_CONN_REQUESTS);
-	cep->state = RDDP_CEP_AWAIT_ACCEPT;
-	rddp_cep_timer_start(cep, RDDP_ACCEPT_TIMEOUT);
-	rddp_cep_get(cep);	/* for iw_cm's provider_data */
-	cep->listen_id = NULL;
-	lid->event_handler(lid, &ev);
+	cep->listen_id = NULL;	/* a listener's close leaves it alone now */
+	ret = rddp_cep_request_add(cep);
+	if (!ret) {
+		ev.provider_data = (void *)(unsigned long)cep->req;
+		cep->state = RDDP_CEP_AWAIT_ACCEPT;
+		rddp_cep_timer_start(cep, RDDP_ACCEPT_TIMEOUT);
+		ret = lid->event_handler(lid, &ev);
+	}
+	if (ret)
+		rddp_cep_refuse(cep, ret);
 	lid->rem_ref(lid);
 }
 
@@ -742,6 +883,11 @@ static void rddp_cep_setup_event(struct rddp_cep *cep, unsigned long ev)
 		pr_debug("rddp: MPA setup timed out in %s\n",
 			 rddp_cep_state_names[cep->state]);
 		rddp_cep_fail(cep, -ETIMEDOUT);
+		return;
+	}
+	if (test_bit(RDDP_CEP_EV_QP_DESTROYED, &ev)) {
+		/* iw_cm gets CONNECT_REPLY and lets go of the QP */
+		rddp_cep_fail(cep, -ECONNABORTED);
 		return;
 	}
 	if (!cep->sock)
@@ -919,6 +1065,9 @@ int rddp_iw_connect(struct iw_cm_id *id, struct iw_cm_conn_param *param)
 	cep->settings = set;	/* the one pd_max was checked against */
 	cep->active = true;
 	cep->qp = qp;
+	ret = rddp_qp_connect_begin(qp, cep);
+	if (ret)
+		goto err;
 	cep->ird = param->ird ? param->ird : 1;
 	cep->ord = param->ord ? param->ord : 1;
 	cep->pd_len = param->private_data_len;
@@ -1005,17 +1154,23 @@ static int rddp_cep_mpa_accept(struct rddp_cep *cep,
 
 int rddp_iw_accept(struct iw_cm_id *id, struct iw_cm_conn_param *param)
 {
-	struct rddp_cep *cep = id->provider_data;
+	struct rddp_cep *cep = rddp_cep_request_take(id);
 	struct rddp_device *rdev = to_rddp_dev(id->device);
 	struct rddp_qp *qp;
 	int ret;
 
-	if (param->ord > RDDP_MAX_ORD || param->ird > RDDP_MAX_IRD)
-		return -EINVAL;
+	if (!cep)
+		return -ECONNRESET;	/* the peer or the timeout ended it */
 	mutex_lock(&cep->lock);
+	cep->req = 0;
 	if (cep->state != RDDP_CEP_AWAIT_ACCEPT) {
-		ret = -ECONNRESET;	/* the peer or the timeout ended it */
+		ret = -ECONNRESET;
 		goto out;
+	}
+	/* iw_cm sends no reject after a failed accept: close here. */
+	if (param->ord > RDDP_MAX_ORD || param->ird > RDDP_MAX_IRD) {
+		ret = -EINVAL;
+		goto err_qp;
 	}
 	trace_rddp_cm_accept(cep, param->qpn, param->ird, param->ord,
 			     param->private_data_len);
@@ -1023,7 +1178,7 @@ int rddp_iw_accept(struct iw_cm_id *id, struct iw_cm_conn_param *param)
 	qp = rddp_qp_get_by_qpn(rdev, param->qpn);
 	if (!qp) {
 		ret = -EINVAL;
-		goto out;
+		goto err_qp;
 	}
 	cep->qp = qp;
 	if (cep->sctp)
@@ -1036,7 +1191,7 @@ int rddp_iw_accept(struct iw_cm_id *id, struct iw_cm_conn_param *param)
 	cep->cm_id = id;
 	rddp_cep_deliver(cep, id, IW_CM_EVENT_ESTABLISHED, 0, NULL, 0, NULL);
 	mutex_unlock(&cep->lock);
-	rddp_cep_put(cep);	/* iw_cm's provider_data */
+	rddp_cep_put(cep);	/* the request table's */
 	return 0;
 
 err_qp:
@@ -1050,36 +1205,43 @@ out:
 
 int rddp_iw_reject(struct iw_cm_id *id, const void *pdata, u8 pd_len)
 {
-	struct rddp_cep *cep = id->provider_data;
-	struct rddp_mpa_frame f = {
-		.type = RDDP_MPA_REPLY,
-		.reject = true,
-		.pd = pdata,
-		.pd_len = pd_len,
-	};
-	int ret = 0;
+	struct rddp_cep *cep = rddp_cep_request_take(id);
+	int ret = -ECONNRESET;
 
+	if (!cep)
+		return ret;
 	mutex_lock(&cep->lock);
+	cep->req = 0;
 	if (cep->state == RDDP_CEP_AWAIT_ACCEPT) {
 		/* RFC 5044 §7.1.1: a Reply with R set, then close */
-		f.rev = min_t(u8, cep->peer.rev, cep->settings.mpa_rev);
 		trace_rddp_cm_reject(cep, pd_len);
 		rddp_stat_inc(cep->rdev, RDDP_STAT_CONN_REJECTS);
-		if (cep->sctp)
-			ret = rddp_sctp_cm_reject(cep);
-		else
-			ret = rddp_cep_send_frame(cep, &f);
+		ret = rddp_cep_send_reject(cep, pdata, pd_len);
 		rddp_cep_fail(cep, 0);
-	} else {
-		ret = -ECONNRESET;
 	}
 	mutex_unlock(&cep->lock);
-	rddp_cep_put(cep);	/* iw_cm's provider_data */
+	rddp_cep_put(cep);	/* the request table's */
 	return ret;
 }
 
 /* ---- listening ---- */
 
+static bool rddp_addr_any(const struct sockaddr_storage *a)
+{
+	if (a->ss_family == AF_INET6)
+		return ipv6_addr_any(&((const struct sockaddr_in6 *)a)->sin6_addr);
+	return ((const struct sockaddr_in *)a)->sin_addr.s_addr ==
+	       htonl(INADDR_ANY);
+}
+
+/*
+ * A listening socket for @id on @addr, TCP or SCTP, on @l. A TCP wildcard
+ * listens on the device's netdev alone (SO_BINDTODEVICE, sk_bound_dev_if):
+ * it takes connections to whatever address the netdev has now or later,
+ * other devices may listen on the same port with their own, and IPv6's
+ * [::] takes IPv4 too unless the cm_id is afonly (RFC 4291 §2.5.5.2's
+ * mapped addresses, unmapped in rddp_sock_addrs()).
+ */
 static int rddp_listen_one(struct rddp_device *rdev, struct rddp_listen *l,
 			   struct iw_cm_id *id, struct sockaddr_storage *addr,
 			   int backlog, bool sctp)
@@ -1102,7 +1264,11 @@ static int rddp_listen_one(struct rddp_device *rdev, struct rddp_listen *l,
 		ip6_sock_set_v6only(sock->sk);
 	if (!sctp)
 		rddp_sock_share_mapped_port(sock, id);
-	ret = kernel_bind(sock, (struct sockaddr *)addr, rddp_addr_len(addr));
+	if (!sctp && rddp_addr_any(addr))
+		ret = sock_bindtoindex(sock->sk, rdev->netdev->ifindex, true);
+	if (!ret)
+		ret = kernel_bind(sock, (struct sockaddr *)addr,
+				  rddp_addr_len(addr));
 	if (!ret && sctp && cep->settings.multihome)	/* draft-ietf-rddp-sctp §4.2 */
 		rddp_sctp_bind_more(rdev, sock, addr);
 	if (!ret)
@@ -1129,15 +1295,26 @@ err:
 }
 
 /*
- * Listen on @addr with TCP (MPA) and SCTP (draft-ietf-rddp-sctp-00): the
- * two port spaces are separate, so the active side's transport decides
- * which one a connection takes. SCTP's listener is best effort: without
- * SCTP in the kernel (sock_create tries to load sctp.ko), or with the port
- * taken in SCTP's space, the cm_id listens on TCP alone. TCP's comes first:
- * SCTP's first listen may load modules (sctp.ko, the cookie's HMAC) or try
- * to in vain, which a TCP client should not wait for. On failure the
- * caller closes what is on @l.
+ * SCTP's listener on @addr (draft-ietf-rddp-sctp-00): the port spaces of
+ * TCP and SCTP are separate, so the active side's transport decides which
+ * one a connection takes. Best effort: without SCTP in the kernel
+ * (sock_create tries to load sctp.ko), or with the port taken in SCTP's
+ * space, the cm_id listens on TCP alone. It comes after TCP's: SCTP's
+ * first listen may load modules (sctp.ko, the cookie's HMAC) or try to in
+ * vain, which a TCP client should not wait for.
  */
+static void rddp_listen_sctp(struct rddp_device *rdev, struct rddp_listen *l,
+			     struct iw_cm_id *id, struct sockaddr_storage *addr,
+			     int backlog)
+{
+	int ret = rddp_listen_one(rdev, l, id, addr, backlog, true);
+
+	if (ret && ret != -EPROTONOSUPPORT && ret != -ESOCKTNOSUPPORT)
+		pr_info_ratelimited("rddp: %s: %pISpc: listening on TCP only, SCTP failed: %d\n",
+				    dev_name(&rdev->ibdev.dev), addr, ret);
+}
+
+/* Listen on @addr with TCP (MPA) and SCTP. On failure the caller closes @l. */
 static int rddp_listen_addr(struct rddp_device *rdev, struct rddp_listen *l,
 			    struct iw_cm_id *id, struct sockaddr_storage *addr,
 			    int backlog)
@@ -1146,49 +1323,100 @@ static int rddp_listen_addr(struct rddp_device *rdev, struct rddp_listen *l,
 
 	if (ret)
 		return ret;
-	ret = rddp_listen_one(rdev, l, id, addr, backlog, true);
-	if (ret && ret != -EPROTONOSUPPORT && ret != -ESOCKTNOSUPPORT)
-		pr_info_ratelimited("rddp: %s: %pISpc: listening on TCP only, SCTP failed: %d\n",
-				    dev_name(&rdev->ibdev.dev), addr, ret);
+	rddp_listen_sctp(rdev, l, id, addr, backlog);
 	return 0;
+}
+
+/*
+ * The children of a listener: endpoints of @rdev still reading a request
+ * for @id. Returns the next one, referenced, or NULL.
+ */
+static struct rddp_cep *rddp_listen_next_child(struct rddp_device *rdev,
+					       struct iw_cm_id *id)
+{
+	struct rddp_cep *cep, *child = NULL;
+
+	spin_lock(&rdev->cep_lock);
+	list_for_each_entry(cep, &rdev->cep_list, dev_entry) {
+		/* a hint, checked again under cep->lock */
+		if (READ_ONCE(cep->listen_id) == id) {
+			child = cep;
+			rddp_cep_get(child);
+			break;
+		}
+	}
+	spin_unlock(&rdev->cep_lock);
+	return child;
+}
+
+/*
+ * Fail the children of a listener being closed: a request they delivered
+ * now would reach a cm_id whose events iw_cm drops. Their peers see the
+ * connection closed at once. Each failure takes the child off the list.
+ */
+static void rddp_listen_fail_children(struct rddp_device *rdev,
+				      struct iw_cm_id *id)
+{
+	struct rddp_cep *cep;
+
+	while ((cep = rddp_listen_next_child(rdev, id))) {
+		mutex_lock(&cep->lock);
+		if (cep->listen_id == id)
+			rddp_cep_fail(cep, -ECONNABORTED);
+		mutex_unlock(&cep->lock);
+		rddp_cep_put(cep);
+	}
+}
+
+/* Close one listening socket of a listener; its work has run when done. */
+static void rddp_listen_close_one(struct rddp_cep *cep)
+{
+	struct socket *sock;
+
+	list_del_init(&cep->listen_entry);
+	mutex_lock(&cep->lock);
+	sock = rddp_cep_sock_detach(cep);
+	cep->state = RDDP_CEP_CLOSED;
+	rddp_cep_unlist(cep);
+	mutex_unlock(&cep->lock);
+	if (sock)
+		sock_release(sock);
+	flush_work(&cep->work);	/* no child is created after this */
+	mutex_lock(&cep->lock);
+	if (cep->listen_id) {
+		cep->listen_id->rem_ref(cep->listen_id);
+		cep->listen_id = NULL;
+	}
+	mutex_unlock(&cep->lock);
+	rddp_cep_put(cep);
 }
 
 static void rddp_listen_close(struct rddp_listen *l)
 {
 	struct rddp_cep *cep, *next;
-	struct socket *sock;
 
-	list_for_each_entry_safe(cep, next, &l->ceps, listen_entry) {
-		list_del_init(&cep->listen_entry);
-		mutex_lock(&cep->lock);
-		sock = rddp_cep_sock_detach(cep);
-		cep->state = RDDP_CEP_CLOSED;
-		rddp_cep_unlist(cep);
-		mutex_unlock(&cep->lock);
-		if (sock)
-			sock_release(sock);
-		flush_work(&cep->work);
-		mutex_lock(&cep->lock);
-		if (cep->listen_id) {
-			cep->listen_id->rem_ref(cep->listen_id);
-			cep->listen_id = NULL;
-		}
-		mutex_unlock(&cep->lock);
-		rddp_cep_put(cep);
-	}
+	list_for_each_entry_safe(cep, next, &l->ceps, listen_entry)
+		rddp_listen_close_one(cep);
+	rddp_listen_fail_children(l->rdev, l->id);
 	kfree(l);
 }
 
-/* A wildcard IPv4 listen: every address of the netdev. */
-static int rddp_listen_any4(struct rddp_device *rdev, struct rddp_listen *l,
-			    struct iw_cm_id *id, __be16 port, int backlog)
+/*
+ * SCTP's listeners of a wildcard IPv4 listen: one per address the netdev
+ * has now (at most 16). An SCTP socket bound to the wildcard would list
+ * every address of the namespace in its INIT ACK (RFC 4960 §3.3.3), other
+ * devices' included, which the device's `multihome off` forbids.
+ */
+static void rddp_listen_sctp_any4(struct rddp_device *rdev,
+				  struct rddp_listen *l, struct iw_cm_id *id,
+				  __be16 port, int backlog)
 {
 	struct sockaddr_storage a;
 	struct sockaddr_in *sin = (struct sockaddr_in *)&a;
 	const struct in_ifaddr *ifa;
 	struct in_device *in_dev;
 	__be32 addrs[16];
-	int i, cnt = 0, ret = 0;
+	int i, cnt = 0;
 
 	rcu_read_lock();
 	in_dev = __in_dev_get_rcu(rdev->netdev);
@@ -1197,31 +1425,29 @@ static int rddp_listen_any4(struct rddp_device *rdev, struct rddp_listen *l,
 			if (cnt < ARRAY_SIZE(addrs))
 				addrs[cnt++] = ifa->ifa_local;
 	rcu_read_unlock();
-	for (i = 0; i < cnt && !ret; i++) {
+	for (i = 0; i < cnt; i++) {
 		memset(&a, 0, sizeof(a));
 		sin->sin_family = AF_INET;
 		sin->sin_port = port;
 		sin->sin_addr.s_addr = addrs[i];
-		ret = rddp_listen_addr(rdev, l, id, &a, backlog);
+		rddp_listen_sctp(rdev, l, id, &a, backlog);
 	}
-	return ret ? ret : cnt ? 0 : -EADDRNOTAVAIL;
 }
 
 /*
- * A wildcard IPv6 listen: every usable address of the netdev, link-local
- * ones too, scoped to it (as siw). With none, the family is not available
- * on this device: -EAFNOSUPPORT, which ULPs listening on both wildcards
- * (nfsd's svcrdma) tolerate for the IPv6 one.
+ * SCTP's listeners of a wildcard IPv6 listen, as rddp_listen_sctp_any4():
+ * every usable address, link-local ones too, scoped to the netdev.
  */
-static int rddp_listen_any6(struct rddp_device *rdev, struct rddp_listen *l,
-			    struct iw_cm_id *id, __be16 port, int backlog)
+static void rddp_listen_sctp_any6(struct rddp_device *rdev,
+				  struct rddp_listen *l, struct iw_cm_id *id,
+				  __be16 port, int backlog)
 {
 	struct inet6_dev *idev = in6_dev_get(rdev->netdev);
 	struct sockaddr_storage a;
 	struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)&a;
 	struct in6_addr addrs[16];
 	struct inet6_ifaddr *ifp;
-	int i, cnt = 0, ret = 0;
+	int i, cnt = 0;
 
 	if (idev) {
 		read_lock_bh(&idev->lock);
@@ -1232,30 +1458,51 @@ static int rddp_listen_any6(struct rddp_device *rdev, struct rddp_listen *l,
 		read_unlock_bh(&idev->lock);
 		in6_dev_put(idev);
 	}
-	for (i = 0; i < cnt && !ret; i++) {
+	for (i = 0; i < cnt; i++) {
 		memset(&a, 0, sizeof(a));
 		sin6->sin6_family = AF_INET6;
 		sin6->sin6_port = port;
 		sin6->sin6_addr = addrs[i];
 		if (ipv6_addr_type(&addrs[i]) & IPV6_ADDR_LINKLOCAL)
 			sin6->sin6_scope_id = rdev->netdev->ifindex;
-		ret = rddp_listen_addr(rdev, l, id, &a, backlog);
+		rddp_listen_sctp(rdev, l, id, &a, backlog);
 	}
-	return ret ? ret : cnt ? 0 : -EAFNOSUPPORT;
 }
 
 /*
- * A wildcard listen binds to each address of the device's netdev, as other
- * iWARP devices may listen on the same port with their own addresses. On
- * failure nothing stays bound and id->provider_data stays NULL, so iw_cm's
- * later destroy_listen finds nothing to close.
+ * A wildcard listen: TCP on the wildcard, bound to the netdev, which never
+ * fails for want of an address (rdma_cm fails a whole wildcard listen when
+ * one device fails it, and leaves a new device that an existing wildcard
+ * listener fails on out for good); SCTP on the addresses there are now.
+ */
+static int rddp_listen_any(struct rddp_device *rdev, struct rddp_listen *l,
+			   struct iw_cm_id *id, int backlog)
+{
+	struct sockaddr_storage *la = &id->m_local_addr;
+	int ret;
+
+	ret = rddp_listen_one(rdev, l, id, la, backlog, false);
+	if (ret)
+		return ret;
+	if (la->ss_family == AF_INET)
+		rddp_listen_sctp_any4(rdev, l, id,
+				      ((struct sockaddr_in *)la)->sin_port,
+				      backlog);
+	else
+		rddp_listen_sctp_any6(rdev, l, id,
+				      ((struct sockaddr_in6 *)la)->sin6_port,
+				      backlog);
+	return 0;
+}
+
+/*
+ * On failure nothing stays bound and id->provider_data stays NULL, so
+ * iw_cm's later destroy_listen finds nothing to close.
  */
 int rddp_iw_create_listen(struct iw_cm_id *id, int backlog)
 {
 	struct rddp_device *rdev = to_rddp_dev(id->device);
 	struct sockaddr_storage *la = &id->m_local_addr;
-	struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)la;
-	struct sockaddr_in *sin = (struct sockaddr_in *)la;
 	struct rddp_listen *l;
 	int ret;
 
@@ -1265,11 +1512,11 @@ int rddp_iw_create_listen(struct iw_cm_id *id, int backlog)
 	if (!l)
 		return -ENOMEM;
 	INIT_LIST_HEAD(&l->ceps);
+	l->rdev = rdev;
+	l->id = id;
 
-	if (la->ss_family == AF_INET && sin->sin_addr.s_addr == htonl(INADDR_ANY))
-		ret = rddp_listen_any4(rdev, l, id, sin->sin_port, backlog);
-	else if (la->ss_family == AF_INET6 && ipv6_addr_any(&sin6->sin6_addr))
-		ret = rddp_listen_any6(rdev, l, id, sin6->sin6_port, backlog);
+	if (rddp_addr_any(la))
+		ret = rddp_listen_any(rdev, l, id, backlog);
 	else
 		ret = rddp_listen_addr(rdev, l, id, la, backlog);
 	if (ret) {
@@ -1324,4 +1571,8 @@ int rddp_cm_init(void)
 void rddp_cm_exit(void)
 {
 	destroy_workqueue(rddp_wq);
+	/* Every device is gone and the work has run: a leak is a bug. */
+	WARN(atomic_read(&rddp_cep_count), "rddp: %d connection endpoints leaked\n",
+	     atomic_read(&rddp_cep_count));
+	WARN_ON(!xa_empty(&rddp_cep_requests));
 }

@@ -18,11 +18,14 @@ struct rddp_device;
  * @RDDP_CEP_EV_STREAM_ERROR: RX or TX detected an error
  * @RDDP_CEP_EV_PEER_CLOSED: TCP FIN or RST in full operation
  * @RDDP_CEP_EV_STREAM_CLOSED: the QP stopped its stream
+ * @RDDP_CEP_EV_QP_DESTROYED: destroy_qp of the QP an active endpoint is
+ *	connecting (rddp_qp_connect_begin()): the connect fails at once
  */
 enum rddp_cep_event {
 	RDDP_CEP_EV_STREAM_ERROR,
 	RDDP_CEP_EV_PEER_CLOSED,
 	RDDP_CEP_EV_STREAM_CLOSED,
+	RDDP_CEP_EV_QP_DESTROYED,
 };
 
 /**
@@ -34,7 +37,8 @@ enum rddp_cep_event {
 int rddp_cm_init(void);
 
 /**
- * rddp_cm_exit() - module exit: destroy rddp_wq
+ * rddp_cm_exit() - module exit: destroy rddp_wq, after every device is
+ * gone; warns if a connection endpoint was not freed
  */
 void rddp_cm_exit(void);
 
@@ -85,8 +89,10 @@ int rddp_iw_reject(struct iw_cm_id *id, const void *pdata, u8 pd_len);
  * @id: the listening iw_cm_id, with its local address
  * @backlog: the TCP listen backlog
  *
- * A wildcard listen binds to each address of the device's netdev, as other
- * iWARP devices may listen on the same port with their own addresses.
+ * A wildcard listen takes TCP connections on the device's netdev alone
+ * (bound to it), whatever addresses it has now or gets later, so other
+ * iWARP devices may listen on the same port; SCTP listens on the
+ * addresses the netdev has now (cm.c).
  *
  * Return: 0 or a negative errno; on failure nothing stays bound.
  */

@@ -58,6 +58,7 @@ struct rddp_cep {
 	struct sockaddr_storage laddr, raddr;
 	struct iw_cm_id *cm_id;
 	struct iw_cm_id *listen_id;	/* passive, until CONNECT_REQUEST */
+	u32 req;			/* passive: its handle in iw_cm, or 0 */
 	struct rddp_qp *qp;
 	unsigned long events;
 	struct work_struct work;
@@ -83,9 +84,15 @@ struct rddp_cep {
 	struct rddp_sctp_conn peer_conn; /* the Initiate's or Accept's IRD/ORD */
 };
 
-/* The sockets of one listening iw_cm_id (cm_id->provider_data). */
+/*
+ * The sockets of one listening iw_cm_id (cm_id->provider_data). Its
+ * children (endpoints reading a request) are not on @ceps: they hold @id
+ * as their listen_id and sit on @rdev's endpoint list.
+ */
 struct rddp_listen {
 	struct list_head ceps;
+	struct rddp_device *rdev;
+	struct iw_cm_id *id;
 };
 
 /* cm.c: shared by both transports; the caller holds cep->lock where noted */

@@ -304,6 +304,16 @@ int rddp_destroy_qp(struct ib_qp *base, struct ib_udata *udata)
 
 	/* Destroying generates no completions (IB spec 11.2.4.4). */
 	mutex_lock(&qp->state_lock);
+	qp->destroyed = true;
+	/*
+	 * A connect under way holds references (its endpoint's, iw_cm's)
+	 * until its MPA exchange ends, up to mpa_timeout_ms: the endpoint
+	 * fails it now instead, iw_cm drops its reference on that
+	 * CONNECT_REPLY, and the wait below waits for local work only.
+	 */
+	if (qp->connecting)
+		rddp_cep_event(qp->connecting, RDDP_CEP_EV_QP_DESTROYED);
+	qp->connecting = NULL;
 	rddp_qp_stream_end(qp, false);
 	rddp_qp_set_state(qp, IB_QPS_RESET);
 	mutex_unlock(&qp->state_lock);
@@ -715,6 +725,8 @@ int rddp_qp_connected(struct rddp_qp *qp, struct rddp_stream *s,
 		WRITE_ONCE(qp->stream, s);
 		mutex_unlock(&qp->tx_mutex);
 		qp->connected = true;
+		if (qp->connecting == cep)
+			qp->connecting = NULL;	/* the stream reports now */
 		rddp_qp_set_state(qp, IB_QPS_RTS);
 		/*
 		 * Bytes TCP queued before the callbacks were ours, and a close
@@ -728,6 +740,27 @@ int rddp_qp_connected(struct rddp_qp *qp, struct rddp_stream *s,
 	}
 	mutex_unlock(&qp->state_lock);
 	return ret;
+}
+
+int rddp_qp_connect_begin(struct rddp_qp *qp, struct rddp_cep *cep)
+{
+	int ret = 0;
+
+	mutex_lock(&qp->state_lock);
+	if (qp->destroyed || qp->connecting)
+		ret = -EINVAL;
+	else
+		qp->connecting = cep;
+	mutex_unlock(&qp->state_lock);
+	return ret;
+}
+
+void rddp_qp_connect_end(struct rddp_qp *qp, struct rddp_cep *cep)
+{
+	mutex_lock(&qp->state_lock);
+	if (qp->connecting == cep)
+		qp->connecting = NULL;
+	mutex_unlock(&qp->state_lock);
 }
 
 void rddp_qp_to_error(struct rddp_qp *qp, enum ib_event_type event)

@@ -119,6 +119,12 @@ struct rddp_srq {
  * @state: written with @state_lock, @sq_lock and @rq_lock all held, so it is
  *	stable for anyone holding one of them
  * @connected: set by the CM (rddp_qp_connected())
+ * @connecting: the active endpoint setting up a connection for the QP,
+ *	under @state_lock: set by rddp_qp_connect_begin(), cleared by
+ *	rddp_qp_connect_end(), at RTS, or by destroy_qp, which reports
+ *	RDDP_CEP_EV_QP_DESTROYED to it; the endpoint clears it before it can
+ *	be freed, so it is alive while set
+ * @destroyed: destroy_qp has begun (under @state_lock): no connect starts
  * @user: a user QP, its rings mapped by libsiw
  * @sig_all: sq_sig_type IB_SIGNAL_ALL_WR
  * @access: qp_access_flags
@@ -164,6 +170,8 @@ struct rddp_qp {
 	struct mutex state_lock;	/* see above */
 	enum ib_qp_state state;
 	bool connected;
+	struct rddp_cep *connecting;
+	bool destroyed;
 	bool user;
 	bool sig_all;
 	int access;
@@ -360,6 +368,27 @@ int rddp_qp_rq_complete(struct rddp_qp *qp, const struct siw_rqe *rqe,
  */
 int rddp_qp_connected(struct rddp_qp *qp, struct rddp_stream *s,
 		      struct socket *sock, struct rddp_cep *cep, bool *closed);
+
+/**
+ * rddp_qp_connect_begin() - an active endpoint starts connecting the QP
+ * @qp: the QP
+ * @cep: the endpoint, which holds a QP reference
+ *
+ * Until rddp_qp_connect_end() or RTS, destroy_qp does not wait for the
+ * network: it reports RDDP_CEP_EV_QP_DESTROYED to @cep, which fails the
+ * connect. Process context; the caller may hold its endpoint's lock.
+ *
+ * Return: 0, or -EINVAL if the QP is being destroyed or already has a
+ * connect under way.
+ */
+int rddp_qp_connect_begin(struct rddp_qp *qp, struct rddp_cep *cep);
+
+/**
+ * rddp_qp_connect_end() - @cep no longer connects @qp (it failed)
+ * @qp: the QP
+ * @cep: the endpoint; nothing happens if it is not the QP's connecting one
+ */
+void rddp_qp_connect_end(struct rddp_qp *qp, struct rddp_cep *cep);
 
 /**
  * rddp_qp_to_error() - move a QP to ERROR, flushing both queues

@@ -14,12 +14,14 @@
  *
  * Results are TAP lines in the kernel log ("rddp_kverbs: ok N - name");
  * loading fails with -EIO if any test failed. Test module only: built for
- * the test guests (make kmod-stock, kmod-debug), never installed.
+ * the test guests (make kmod-stock, kmod-debug), never installed. With
+ * hold_backlog it only listens, as a slow ULP (kv_hold, tests/vm/cm.sh).
  */
 #include <linux/module.h>
 #include <linux/scatterlist.h>
 #include <linux/slab.h>
 #include <linux/inet.h>
+#include <linux/delay.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/rdma_cm.h>
 
@@ -38,6 +40,13 @@ static int serve_stage;
 module_param(serve_stage, int, 0444);
 MODULE_PARM_DESC(serve_stage,
 		 "serve_read's progress (read only): 2 once the invalidated MR is mapped and registered again");
+static int hold_backlog;
+module_param(hold_backlog, int, 0444);
+MODULE_PARM_DESC(hold_backlog,
+		 "instead of the tests: listen with this backlog until unloaded, hold the first connection request until release (kv_hold)");
+static bool release;
+module_param(release, bool, 0644);
+MODULE_PARM_DESC(release, "with hold_backlog: let the held connection request go");
 
 #define KV_TIMEOUT	(10 * HZ)
 #define KV_BUF		(4 * PAGE_SIZE)
@@ -847,6 +856,55 @@ out_free:
 		__free_pages(pages, get_order(KV_SERVE_LEN));
 }
 
+/*
+ * hold_backlog: a listener whose ULP is slow. Its handler keeps the first
+ * CONNECT_REQUEST until the test writes Y to the release parameter (or
+ * 120 s pass), which holds iw_cm's single-threaded event work: iw_cm
+ * queues hold_backlog more requests for the listener and refuses the rest
+ * (its event handler returns -ENOMEM to the driver), as it does when a
+ * busy host's ULP falls behind. Every request is then rejected (a non-zero
+ * return destroys the new cm_id; iw_cm rejects it). tests/vm/cm.sh.
+ */
+#define KV_HOLD_MAX	(120 * HZ)
+
+static struct rdma_cm_id *kv_hold_id;
+static atomic_t kv_hold_requests = ATOMIC_INIT(0);
+
+static int kv_hold_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
+{
+	unsigned long end = jiffies + KV_HOLD_MAX;
+
+	if (ev->event != RDMA_CM_EVENT_CONNECT_REQUEST)
+		return 0;
+	if (atomic_inc_return(&kv_hold_requests) == 1) {
+		pr_info("rddp_kverbs: holding the first connection request\n");
+		while (!READ_ONCE(release) && time_before(jiffies, end))
+			msleep(20);
+	}
+	return -ECONNREFUSED;
+}
+
+static int kv_hold(struct sockaddr_in *sin)
+{
+	int ret;
+
+	kv_hold_id = rdma_create_id(&init_net, kv_hold_handler, NULL,
+				    RDMA_PS_TCP, IB_QPT_RC);
+	if (IS_ERR(kv_hold_id)) {
+		ret = PTR_ERR(kv_hold_id);
+		kv_hold_id = NULL;
+		return ret;
+	}
+	ret = rdma_bind_addr(kv_hold_id, (struct sockaddr *)sin);
+	if (!ret)
+		ret = rdma_listen(kv_hold_id, hold_backlog);
+	if (ret) {
+		rdma_destroy_id(kv_hold_id);
+		kv_hold_id = NULL;
+	}
+	return ret;
+}
+
 static int __init kv_init(void)
 {
 	struct sockaddr_in sin = {
@@ -860,6 +918,8 @@ static int __init kv_init(void)
 	};
 	int ret, i;
 
+	if (hold_backlog)
+		return kv_hold(&sin);
 	kv_src = kzalloc(KV_BUF, GFP_KERNEL);
 	kv_sbuf = kzalloc(KV_BUF, GFP_KERNEL);
 	kv_cbuf = kzalloc(KV_BUF, GFP_KERNEL);
@@ -917,6 +977,10 @@ out_free:
 
 static void __exit kv_exit(void)
 {
+	if (!kv_hold_id)
+		return;
+	WRITE_ONCE(release, true);
+	rdma_destroy_id(kv_hold_id);
 }
 
 module_init(kv_init);

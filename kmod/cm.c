@@ -1129,23 +1129,31 @@ err:
 }
 
 /*
- * Listen on @addr with TCP (MPA) and SCTP (draft-ietf-rddp-sctp-00): the
- * two port spaces are separate, so the active side's transport decides
- * which one a connection takes. SCTP's listener is best effort: without
- * SCTP in the kernel (sock_create tries to load sctp.ko), or with the port
- * taken in SCTP's space, the cm_id listens on TCP alone. TCP's comes first:
- * SCTP's first listen may load modules (sctp.ko, the cookie's HMAC) or try
- * to in vain, which a TCP client should not wait for. On failure the
- * caller closes what is on @l.
+ * Listen on @addr with TCP (MPA) and, where the device's transport is
+ * SCTP, with SCTP too (draft-ietf-rddp-sctp-00): the two port spaces are
+ * separate, so the active side's transport decides which one a connection
+ * takes. A device set to TCP opens no SCTP listener: what a remote host
+ * can send to one (Documentation/wire-sctp.md) stays off where SCTP is not
+ * wanted. The setting is read here: an existing listener keeps what it
+ * opened. SCTP's listener is best effort: without SCTP in the kernel
+ * (sock_create tries to load sctp.ko), or with the port taken in SCTP's
+ * space, the cm_id listens on TCP alone. TCP's comes first: SCTP's first
+ * listen may load modules (sctp.ko, the cookie's HMAC) or try to in vain,
+ * which a TCP client should not wait for. On failure the caller closes
+ * what is on @l.
  */
 static int rddp_listen_addr(struct rddp_device *rdev, struct rddp_listen *l,
 			    struct iw_cm_id *id, struct sockaddr_storage *addr,
 			    int backlog)
 {
+	struct rddp_settings set;
 	int ret = rddp_listen_one(rdev, l, id, addr, backlog, false);
 
 	if (ret)
 		return ret;
+	rddp_settings_get(rdev, &set);
+	if (set.transport != RDDP_TRANSPORT_SCTP)
+		return 0;
 	ret = rddp_listen_one(rdev, l, id, addr, backlog, true);
 	if (ret && ret != -EPROTONOSUPPORT && ret != -ESOCKTNOSUPPORT)
 		pr_info_ratelimited("rddp: %s: %pISpc: listening on TCP only, SCTP failed: %d\n",

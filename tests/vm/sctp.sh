@@ -16,7 +16,8 @@
 #       miniature conformant exchange between two probe processes (passes
 #       without rddp) and must reject a capture of a TCP rping;
 #   (e) the same listener (rping -P) then takes a TCP connection
-#       (transport tcp), which really is TCP on the wire;
+#       (transport tcp), which really is TCP on the wire; a listener made
+#       under transport tcp opens no SCTP endpoint: an SCTP peer is refused;
 #   (f) an association whose INIT has no adaptation indication is taken
 #       and then ended by the listener (§4.1; INIT ACK, COOKIE ACK, ABORT
 #       on the wire), the kernel log says so (an rddp line with
@@ -332,6 +333,20 @@ tcp_wire() {
 }
 t_run "transport tcp: on the wire a TCP SYN, no SCTP (the wire checks fail it)" tcp_wire
 t_run "the -P server is still listening after both connections" kill -0 "$ppid"
+_t_kill_tree "$ppid"
+wait "$ppid" 2>/dev/null
+# A listener made while the device's transport is tcp opens no SCTP
+# endpoint (wire-sctp.md, "Which listeners take SCTP"): a remote host
+# cannot reach rddp over SCTP where SCTP is not wanted. Its TCP rping
+# first: once it connected, the listen is complete.
+rping -s -P -a $ip -p 7283 -C 1 -S 100 -V >/tmp/rping-p.log 2>&1 &
+ppid=$!
+t_run "transport tcp: an rping -P server listens on 7283" wait_listen 7283
+t_run "transport tcp: it takes TCP (rping -V 100 B x 1)" rping_to 1 7283
+t_like "transport tcp: no SCTP endpoint on the listener's port" '^$' \
+	sh -c "awk '\$6 == 7283' /proc/net/sctp/eps"
+t_like "transport tcp: an SCTP peer's association is refused" '^result: refused$' \
+	sh -c "timeout 20 $probe connect $ip 7283 --adaptation 2 --wait 2 2>&1 | tail -1"
 _t_kill_tree "$ppid"
 wait "$ppid" 2>/dev/null
 

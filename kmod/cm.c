@@ -434,10 +434,11 @@ void rddp_cep_fail(struct rddp_cep *cep, int status)
 	sock = rddp_cep_sock_detach(cep);
 	if (sock && cep->sctp && status)
 		sock_no_linger(sock->sk);	/* SCTP: ABORT the association */
-	if (sock)
-		rddp_sock_release(sock);
+	/* SCTP: what the link holds is charged to the socket (sctp_link.h) */
 	rddp_sctp_link_free(cep->link);
 	cep->link = NULL;
+	if (sock)
+		rddp_sock_release(sock);
 	cep->state = RDDP_CEP_CLOSED;
 	rddp_cep_unlist(cep);
 }

@@ -23,6 +23,10 @@
 #       on the wire), the kernel log says so (an rddp line with
 #       "adaptation"), and the listener still serves an SCTP rping;
 #   (h) peers that refuse, misbehave or end the session (rddp_sctp_probe);
+#   (k) chunks ahead of their turn (rddp_sctp_flood): 64 peers that leave
+#       a DDP-SSN missing, after the session's setup (each QP ends within
+#       the gap bound, kernel memory bounded by the host's SCTP limit) and
+#       before it (refused, nothing held), on UML;
 #   (i) lo's MTU falls 65536 -> 1280 under rping -V and the integrity
 #       program: SCTP refuses the next long chunk (§6), rddp builds the
 #       segment again smaller (sctp_resegments), every byte verified, no
@@ -502,6 +506,81 @@ stop_server "$spid"
 t_like "no QP left after the peers above" '^$' sh -c 'rdma res show qp | grep -v "^$" || true'
 t_like "no cm_id left after the peers above" '^$' \
 	sh -c 'rdma res show cm_id | grep -v "^$" || true'
+
+# ---- (k) chunks ahead of their turn: memory, time, errors (§7) ---------------
+section "(k) chunks ahead of their turn: memory, time, errors (§7)"
+# rddp_sctp_flood (tests/verbs/sctp_flood.c) as 64 peers of an rping -P
+# server that send DDP-SSNs 3, 4, ... and never 2 (wire-sctp.md, "Holding
+# chunks ahead of their turn"). What rddp holds is charged to the socket,
+# so the host's SCTP limit bounds it: net.sctp.sctp_mem is lowered to
+# $flood_pages pages for the part, and kernel memory may grow by that, by
+# what each association costs without anything held (the QP, the
+# association, the probe's own socket: $flood_assoc_kb KiB each) and by
+# $flood_slack_kb KiB of slack (KASAN's quarantine keeps freed objects a
+# while). Measured under UML's debug kernel: peaks of 40-57 MiB, SCTP's
+# memory at its 16 MiB; the module before held 2 MiB uncounted per
+# association (a peak of 160 MiB) and never ended a gap. With
+# peer-timeout-ms $flood_ms each QP must end within 3 x peer_timeout_ms +
+# 10 s of its first chunk out of order. The same peers without an
+# Initiate (§3.6) are refused at once: nothing held (sctp_rx_held does not
+# move), each association ended within the setup timer's bound.
+flood=/rddp/build/cmake/tests/verbs/rddp_sctp_flood
+flood_ms=4000
+flood_pages=4096
+flood_assoc_kb=512
+flood_slack_kb=65536
+flood_bound=$((flood_pages * 4 + 64 * flood_assoc_kb + flood_slack_kb))
+flood_end=$((3 * flood_ms + 10000))
+sctp_mem0=$(sysctl -n net.sctp.sctp_mem)
+t_run "flood program is built" test -x "$flood"
+# flood MODE PORT ARGS...: the server, the flood program's checks (each
+# "flood MODE: ..."), then the server's end: no QP left.
+flood_run() {
+	local mode=$1 port=$2 fpid i out
+	shift 2
+	echo "# flood $mode ($(date +%T))"
+	rping -s -P -a $ip -p "$port" -C 1 -S 100 -V >/tmp/flood-s.log 2>&1 &
+	fpid=$!
+	listening_both "$port" || echo "# no listener on $port"
+	mark=$(dmesg | wc -l)
+	out=$(timeout 300 "$flood" "$mode" $ip "$port" --assocs 64 "$@" 2>&1)
+	t_relay "flood $mode" <<<"$out"
+	t_run "flood $mode: the program ran to its end" grep -q '^1\.\.' <<<"$out"
+	_t_kill_tree "$fpid"
+	wait "$fpid" 2>/dev/null
+	for ((i = 0; i < 100; i++)); do
+		no_res qp >/dev/null && break
+		sleep 0.1
+	done
+	t_run "flood $mode: no QP left" no_res qp
+}
+held_none() {
+	local n
+	n=$(rddp_counter sctp_rx_held) || return 1
+	echo "sctp_rx_held $held0 -> $n"
+	[ "$n" = "$held0" ]
+}
+# The two floods run under UML (its debug kernel: KASAN, lockdep), not in
+# the qemu lane (vm-stock-cm, at its time budget: they took 75 s of TCG).
+if [[ ${RDDP_KERNEL:-stock} == uml* ]]; then
+	t_run "dev set rddp0 peer-timeout-ms $flood_ms" $ctl dev set rddp0 peer-timeout-ms $flood_ms
+	t_run "sysctl net.sctp.sctp_mem: $flood_pages pages at most (was $sctp_mem0)" \
+		sysctl -qw net.sctp.sctp_mem="$((flood_pages / 2)) $((flood_pages * 3 / 4)) $flood_pages"
+	flood_run held 7350 --bytes $((2 << 20)) --chunk 16000 --end-ms $flood_end \
+		--max-kb $flood_bound
+	t_like "flood held: the kernel log names the missing DDP-SSN or the memory" \
+		'DDP-SSN 2 missing for 4000 ms|no socket memory|pass the receive buffer' \
+		sh -c "dmesg | tail -n +$((mark + 1)) | grep 'rddp: QP'"
+	held0=$(rddp_counter sctp_rx_held)
+	flood_run early 7351 --bytes $((2 << 20)) --chunk 16000 --end-ms 20000 \
+		--max-kb $flood_bound
+	t_run "flood early: rddp held none of their chunks (sctp_rx_held unchanged)" held_none
+	t_like "flood early: the kernel log names §3.6" 'before the session.s Initiate \(§3\.6\)' \
+		sh -c "dmesg | tail -n +$((mark + 1)) | grep 'rddp: SCTP association refused'"
+	t_run "sysctl net.sctp.sctp_mem back to $sctp_mem0" sysctl -qw net.sctp.sctp_mem="$sctp_mem0"
+	t_run "dev set rddp0 peer-timeout-ms 60000 (back)" $ctl dev set rddp0 peer-timeout-ms 60000
+fi
+t_like "no QP left after the peers above (k)" '^$' sh -c 'rdma res show qp | grep -v "^$" || true'
 
 # ---- (i) the path MTU falls mid-transfer (§6) ---------------------------------
 section "(i) the path MTU falls mid-transfer (§6)"

@@ -733,7 +733,11 @@ static int rddp_sctp_wake(struct wait_queue_entry *wait, unsigned int mode,
 
 /* ---- RX ---- */
 
-/* A chunk in DDP-SSN order, in full operation. */
+/*
+ * A chunk in DDP-SSN order, in full operation. Once an error ended the
+ * stream (its Terminate is set), nothing more is delivered, held chunks
+ * whose turn came after it included (RFC 5040 §5.3): stop.
+ */
 static int rddp_sctp_rx_deliver(void *ctx, const struct rddp_sctp_chunk *c)
 {
 	struct rddp_stream *s = ctx;
@@ -741,6 +745,8 @@ static int rddp_sctp_rx_deliver(void *ctx, const struct rddp_sctp_chunk *c)
 	enum rddp_sctp_err err;
 	int ret;
 
+	if (atomic_read(&s->term_set))
+		return 1;
 	err = rddp_sctp_sess_rx(&s->sctp->sess, c->msg);
 	if (err != RDDP_SCTP_OK)	/* §3.1: out of sequence ends the session */
 		return rddp_sctp_refuse(s->sctp, err);
@@ -780,7 +786,7 @@ static bool rddp_sctp_rx_place(void *ctx, const struct rddp_sctp_chunk *c)
 	u8 phase = s->sctp->sess.rx;
 	bool placed;
 
-	if (c->msg != RDDP_SCTP_MSG_SEGMENT ||
+	if (atomic_read(&s->term_set) || c->msg != RDDP_SCTP_MSG_SEGMENT ||
 	    c->hdr_len != RDDP_DDP_TAGGED_HDR_LEN ||
 	    c->ddp_len == c->hdr_len ||
 	    (phase != RDDP_SCTP_PHASE_INITIATED &&
@@ -962,8 +968,13 @@ static bool rddp_sctp_rx_run(struct rddp_stream *s)
 	struct rddp_sctp_link *l = s->sctp;
 	int i, ret;
 
-	/* What the CM held, or a delivery that stopped, first. */
-	ret = rddp_sctp_rx_pop(l, rddp_sctp_rx_deliver, s);
+	/*
+	 * What the CM held, or a delivery that stopped, first; nothing once
+	 * the stream's error is set (RFC 5040 §5.3), whose chunks
+	 * rddp_sctp_rx_one() reads and drops.
+	 */
+	ret = atomic_read(&s->term_set) ? 0 :
+	      rddp_sctp_rx_pop(l, rddp_sctp_rx_deliver, s);
 	if (ret < 0)
 		rddp_sctp_rx_error(s, ret);
 	if (ret)

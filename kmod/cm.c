@@ -531,10 +531,11 @@ void rddp_cep_fail(struct rddp_cep *cep, int status)
 	sock = rddp_cep_sock_detach(cep);
 	if (sock && cep->sctp && status)
 		sock_no_linger(sock->sk);	/* SCTP: ABORT the association */
-	if (sock)
-		rddp_sock_release(sock);
+	/* SCTP: what the link holds is charged to the socket (sctp_link.h) */
 	rddp_sctp_link_free(cep->link);
 	cep->link = NULL;
+	if (sock)
+		rddp_sock_release(sock);
 	cep->state = RDDP_CEP_CLOSED;
 	rddp_cep_unlist(cep);
 }
@@ -1295,6 +1296,21 @@ err:
 }
 
 /*
+ * Whether a new listen on @rdev opens SCTP listeners too: only where the
+ * device's transport is SCTP. A device set to TCP opens none, so what a
+ * remote host can send to one (Documentation/wire-sctp.md) stays off where
+ * SCTP is not wanted. Read at the listen: an existing listener keeps what
+ * it opened.
+ */
+static bool rddp_listen_wants_sctp(struct rddp_device *rdev)
+{
+	struct rddp_settings set;
+
+	rddp_settings_get(rdev, &set);
+	return set.transport == RDDP_TRANSPORT_SCTP;
+}
+
+/*
  * SCTP's listener on @addr (draft-ietf-rddp-sctp-00): the port spaces of
  * TCP and SCTP are separate, so the active side's transport decides which
  * one a connection takes. Best effort: without SCTP in the kernel
@@ -1314,7 +1330,10 @@ static void rddp_listen_sctp(struct rddp_device *rdev, struct rddp_listen *l,
 				    dev_name(&rdev->ibdev.dev), addr, ret);
 }
 
-/* Listen on @addr with TCP (MPA) and SCTP. On failure the caller closes @l. */
+/*
+ * Listen on @addr with TCP (MPA) and, where the device wants it, SCTP. On
+ * failure the caller closes @l.
+ */
 static int rddp_listen_addr(struct rddp_device *rdev, struct rddp_listen *l,
 			    struct iw_cm_id *id, struct sockaddr_storage *addr,
 			    int backlog)
@@ -1323,7 +1342,8 @@ static int rddp_listen_addr(struct rddp_device *rdev, struct rddp_listen *l,
 
 	if (ret)
 		return ret;
-	rddp_listen_sctp(rdev, l, id, addr, backlog);
+	if (rddp_listen_wants_sctp(rdev))
+		rddp_listen_sctp(rdev, l, id, addr, backlog);
 	return 0;
 }
 
@@ -1482,7 +1502,7 @@ static int rddp_listen_any(struct rddp_device *rdev, struct rddp_listen *l,
 	int ret;
 
 	ret = rddp_listen_one(rdev, l, id, la, backlog, false);
-	if (ret)
+	if (ret || !rddp_listen_wants_sctp(rdev))
 		return ret;
 	if (la->ss_family == AF_INET)
 		rddp_listen_sctp_any4(rdev, l, id,

@@ -482,9 +482,9 @@ static int rddp_sctp_cm_read_one(struct rddp_cep *cep)
 	if (sid != RDDP_SCTP_SID)	/* §5: one DDP Stream (sctp_link.h) */
 		return rddp_sctp_cm_refuse(cep, rddp_sctp_err_names[RDDP_SCTP_ERR_STREAM]);
 	ret = rddp_sctp_rx_chunk(l, ppid, n, rddp_sctp_cm_deliver, cep);
-	if (ret == -EPROTO && l->err < RDDP_SCTP_ERR_MAX)
-		/* a malformed chunk or an impossible DDP-SSN */
-		return rddp_sctp_cm_refuse(cep, rddp_sctp_err_names[l->err]);
+	if (ret == -EPROTO && l->err < RDDP_SCTP_LINK_ERR_END)
+		/* malformed, an impossible DDP-SSN, or not to be held */
+		return rddp_sctp_cm_refuse(cep, rddp_sctp_link_why(l->err));
 	return ret;
 }
 

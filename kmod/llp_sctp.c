@@ -25,6 +25,34 @@
  * turn rddp_rx_tagged_placed() does the rest. A work item never runs twice
  * at once, which serialises RX (llp.h), early placement included.
  *
+ * Holding chunks (§7). A chunk that arrives ahead of its DDP-SSN's turn is
+ * copied out of the socket and kept in the link until the missing ones
+ * come. How much that is, the peer decides, so it is bounded:
+ *  - in memory, by the socket: what a held chunk takes (its allocation and
+ *    a share of the index) is charged as the socket's receive memory, as
+ *    SCTP charges the chunks it queues: sk_rmem_alloc, the forward
+ *    allocation and with it the protocol's counter (the host's limit,
+ *    net.sctp.sctp_mem) and the socket's memory cgroup. SCTP's own flow
+ *    control then sees it: once held and queued chunks reach the receive
+ *    buffer (sk_rcvbuf) SCTP advertises a zero window and drops new DATA,
+ *    which the peer must send again. The budget is that buffer: below it
+ *    SCTP still takes the missing chunk, so RX keeps reading (leaving
+ *    chunks unread would not help: SCTP cannot tell the missing one from
+ *    the others and, its window shut, drops it too, RFC 4960 §6.2).
+ *    Holding one that would take the chunks held past sk_rcvbuf leaves no
+ *    room for the missing one at all: the stream could never go on, and
+ *    it ends at once (RDDP_SCTP_LINK_ERR_HELD_MAX). A peer that respects
+ *    the window reaches it only if more than a receive buffer's worth
+ *    (twice the window) goes past one lost chunk before it is sent again:
+ *    held chunks are acknowledged, so they no longer count against the
+ *    sender's window;
+ *  - in time, like an incomplete FPDU over MPA: a DDP-SSN missing for the
+ *    device's peer_timeout_ms ends the stream (the gap timer);
+ *  - before the session: nothing is held before an Initiate went either
+ *    way, since §3.6 lets nothing overtake it (RDDP_SCTP_LINK_ERR_EARLY);
+ *    the passive side then reads nothing until its ULP answers the
+ *    Initiate (cm_sctp.c).
+ *
  * The connection's end: the peer's session Terminate (§3.4), SCTP's
  * SHUTDOWN or the association's loss (ABORT, COMM_LOST: SCTP's own
  * heartbeats and retransmission limits bound a vanished peer) are reported
@@ -35,6 +63,7 @@
 #include <linux/net.h>
 #include <linux/sctp.h>
 #include <linux/slab.h>
+#include <linux/timer.h>
 #include <linux/socket.h>
 #include <linux/uio.h>
 #include <asm/unaligned.h>
@@ -51,13 +80,27 @@
  * A chunk held until its DDP-SSN's turn (in the link's @held, by DDP-SSN):
  * the whole chunk, or for a tagged segment whose payload was placed on
  * arrival (RFC 5041 §5.3) its DDP-SSN and DDP header only, @placed octets
- * of payload gone.
+ * of payload gone. @charge: the socket memory it is charged (see "Holding
+ * chunks" above).
  */
 struct rddp_sctp_held {
 	u32 ppid;
 	u32 len;
 	u32 placed;
+	u32 charge;
 	u8 data[];
+};
+
+/* Names of the link's own reasons (enum rddp_sctp_link_err, sctp_link.h). */
+static const char *const rddp_sctp_link_err_names[] = {
+	[RDDP_SCTP_LINK_ERR_EARLY - RDDP_SCTP_ERR_MAX] =
+		"chunk ahead of its turn before the session's Initiate (§3.6)",
+	[RDDP_SCTP_LINK_ERR_HELD_MAX - RDDP_SCTP_ERR_MAX] =
+		"chunks held ahead of a missing DDP-SSN would pass the receive buffer (§7)",
+	[RDDP_SCTP_LINK_ERR_NOMEM - RDDP_SCTP_ERR_MAX] =
+		"no socket memory to hold a chunk ahead of its turn (net.sctp.sctp_mem)",
+	[RDDP_SCTP_LINK_ERR_GAP - RDDP_SCTP_ERR_MAX] =
+		"a DDP-SSN missing for peer_timeout_ms (§7)",
 };
 
 /*
@@ -77,6 +120,63 @@ typedef bool (*rddp_sctp_place_t)(void *ctx, const struct rddp_sctp_chunk *c);
 /* Chunks one run of the receive work reads before it yields. */
 #define RDDP_SCTP_RX_BUDGET	64
 
+/* ---- holding chunks: socket memory ---- */
+
+/*
+ * What holding @size octets of a chunk costs: its allocation (kvmalloc()
+ * takes a kmalloc bucket, or whole pages) and, at most, a node of the
+ * index (a sparse set of DDP-SSNs may take one node per chunk).
+ */
+static u32 rddp_sctp_held_cost(size_t size)
+{
+	return kmalloc_size_roundup(size) + sizeof(struct xa_node);
+}
+
+/*
+ * Charge @size octets to l->sock as receive memory, as SCTP charges the
+ * chunks it queues (sctp_ulpevent_make_rcvmsg(), Linux 6.1): the
+ * protocol's memory and the socket's memory cgroup, through the forward
+ * allocation, and sk_rmem_alloc, which SCTP compares with sk_rcvbuf before
+ * it takes a chunk and when it sets its window. The chunks held stay within
+ * sk_rcvbuf ("Holding chunks" above). Sleeps (the socket lock, which
+ * serialises the forward allocation with SCTP's receive path).
+ * Return: 0, or -EPROTO with l->err set.
+ */
+static int rddp_sctp_charge(struct rddp_sctp_link *l, u32 size)
+{
+	struct sock *sk = l->sock->sk;
+	int err = 0;
+
+	lock_sock(sk);
+	if (l->held_charge + size > READ_ONCE(sk->sk_rcvbuf))
+		err = RDDP_SCTP_LINK_ERR_HELD_MAX;
+	else if (!__sk_rmem_schedule(sk, size, false))
+		err = RDDP_SCTP_LINK_ERR_NOMEM;
+	if (!err) {
+		sk_mem_charge(sk, size);
+		atomic_add(size, &sk->sk_rmem_alloc);
+		l->held_charge += size;
+	}
+	release_sock(sk);
+	if (err)
+		l->err = err;
+	return err ? -EPROTO : 0;
+}
+
+/* Give back what rddp_sctp_charge() took. Sleeps (the socket lock). */
+static void rddp_sctp_uncharge(struct rddp_sctp_link *l, u32 size)
+{
+	struct sock *sk = l->sock->sk;
+
+	lock_sock(sk);
+	atomic_sub(size, &sk->sk_rmem_alloc);
+	sk_mem_uncharge(sk, size);
+	release_sock(sk);
+	l->held_charge -= size;
+}
+
+static void rddp_sctp_gap_timer(struct timer_list *t);
+
 /* ---- the link ---- */
 
 struct rddp_sctp_link *rddp_sctp_link_alloc(void)
@@ -95,9 +195,15 @@ struct rddp_sctp_link *rddp_sctp_link_alloc(void)
 	rddp_sctp_ssn_rx_init(&l->rx);
 	rddp_sctp_sess_init(&l->sess);
 	xa_init(&l->held);
+	timer_setup(&l->gap_timer, rddp_sctp_gap_timer, 0);
 	return l;
 }
 
+/*
+ * Frees the link and what it holds, uncharging it from l->sock: call it
+ * before releasing the socket (the socket's destructor wants its receive
+ * memory back). The gap timer is stopped (the LLP's detach) or never ran.
+ */
 void rddp_sctp_link_free(struct rddp_sctp_link *l)
 {
 	struct rddp_sctp_held *h;
@@ -105,11 +211,24 @@ void rddp_sctp_link_free(struct rddp_sctp_link *l)
 
 	if (!l)
 		return;
-	xa_for_each(&l->held, ssn, h)
-		kfree(h);
+	xa_for_each(&l->held, ssn, h) {
+		rddp_sctp_uncharge(l, h->charge);
+		kvfree(h);
+	}
+	WARN_ON_ONCE(l->held_charge);
 	xa_destroy(&l->held);
 	kvfree(l->buf);
 	kfree(l);
+}
+
+/* What @err, the core's or the link's own (l->err), means: for the log. */
+const char *rddp_sctp_link_why(u8 err)
+{
+	if (err < RDDP_SCTP_ERR_MAX)
+		return rddp_sctp_err_names[err];
+	if (err < RDDP_SCTP_LINK_ERR_END)
+		return rddp_sctp_link_err_names[err - RDDP_SCTP_ERR_MAX];
+	return "unknown";
 }
 
 /* ---- sockets ---- */
@@ -346,7 +465,8 @@ void rddp_sctp_drop_unread(struct rddp_sctp_link *l)
 
 /* ---- the receive window (§7) ---- */
 
-static int rddp_sctp_refuse(struct rddp_sctp_link *l, enum rddp_sctp_err err)
+/* @err: enum rddp_sctp_err or enum rddp_sctp_link_err (sctp_link.h) */
+static int rddp_sctp_refuse(struct rddp_sctp_link *l, int err)
 {
 	l->err = err;
 	return -EPROTO;
@@ -378,49 +498,58 @@ int rddp_sctp_rx_pop(struct rddp_sctp_link *l, rddp_sctp_deliver_t deliver,
 		h = xa_erase(&l->held, ssn);
 		if (WARN_ON_ONCE(!h))
 			return rddp_sctp_refuse(l, RDDP_SCTP_ERR_SSN_OLD);
-		l->held_bytes -= struct_size(h, data, h->len);
 		ret = rddp_sctp_deliver(l, h->ppid, h->data, h->len, h->placed,
 					deliver, ctx);
-		kfree(h);
+		rddp_sctp_uncharge(l, h->charge);
+		kvfree(h);
 	}
 	return ret;
 }
 
 /*
  * Hold a chunk of @len octets in l->buf until its turn: a copy, or with
- * @place its DDP-SSN and header only if @place placed its payload. The
- * octets held, records included, stay under RDDP_SCTP_HELD_MAX; their
- * number under the §7 window (rddp_sctp_ssn_rx_arrive()).
+ * @place its DDP-SSN and header only if @place placed its payload. Its
+ * cost is charged to the socket, within its receive buffer; their number
+ * stays under the §7 window (rddp_sctp_ssn_rx_arrive()). Nothing is held
+ * before an Initiate went either way ("Holding chunks" above).
  */
 static int rddp_sctp_hold(struct rddp_sctp_link *l, u16 ssn, u32 ppid,
 			  u32 len, rddp_sctp_place_t place, void *ctx)
 {
 	struct rddp_sctp_chunk c;
 	struct rddp_sctp_held *h;
-	u32 placed = 0;
+	u32 placed = 0, cost;
 	int ret;
 
+	/* §3.6: nothing may be received before the session's Initiate */
+	if (l->sess.tx == RDDP_SCTP_PHASE_NEGOTIATE &&
+	    l->sess.rx == RDDP_SCTP_PHASE_NEGOTIATE)
+		return rddp_sctp_refuse(l, RDDP_SCTP_LINK_ERR_EARLY);
 	if (place && rddp_sctp_chunk_parse(ppid, l->buf, len, &c) ==
 		     RDDP_SCTP_OK && place(ctx, &c)) {
 		placed = c.ddp_len - c.hdr_len;
 		len -= placed;
 	}
-	/* A peer may not make us hold more than this: it sent out of turn. */
-	if (l->held_bytes + struct_size(h, data, len) > RDDP_SCTP_HELD_MAX)
-		return rddp_sctp_refuse(l, RDDP_SCTP_ERR_SSN_BEYOND);
-	h = kmalloc(struct_size(h, data, len), GFP_KERNEL);
-	if (!h)
+	cost = rddp_sctp_held_cost(struct_size(h, data, len));
+	ret = rddp_sctp_charge(l, cost);
+	if (ret)
+		return ret;
+	h = kvmalloc(struct_size(h, data, len), GFP_KERNEL);
+	if (!h) {
+		rddp_sctp_uncharge(l, cost);
 		return -ENOMEM;
+	}
 	h->ppid = ppid;
 	h->len = len;
 	h->placed = placed;
+	h->charge = cost;
 	memcpy(h->data, l->buf, len);
 	ret = xa_err(xa_store(&l->held, ssn, h, GFP_KERNEL));
 	if (ret) {
-		kfree(h);
+		rddp_sctp_uncharge(l, cost);
+		kvfree(h);
 		return ret;
 	}
-	l->held_bytes += struct_size(h, data, len);
 	rddp_stat_inc(l->rdev, RDDP_STAT_SCTP_RX_HELD);
 	if (placed)
 		rddp_stat_inc(l->rdev, RDDP_STAT_SCTP_RX_PLACED_EARLY);
@@ -604,7 +733,11 @@ static int rddp_sctp_wake(struct wait_queue_entry *wait, unsigned int mode,
 
 /* ---- RX ---- */
 
-/* A chunk in DDP-SSN order, in full operation. */
+/*
+ * A chunk in DDP-SSN order, in full operation. Once an error ended the
+ * stream (its Terminate is set), nothing more is delivered, held chunks
+ * whose turn came after it included (RFC 5040 §5.3): stop.
+ */
 static int rddp_sctp_rx_deliver(void *ctx, const struct rddp_sctp_chunk *c)
 {
 	struct rddp_stream *s = ctx;
@@ -612,6 +745,8 @@ static int rddp_sctp_rx_deliver(void *ctx, const struct rddp_sctp_chunk *c)
 	enum rddp_sctp_err err;
 	int ret;
 
+	if (atomic_read(&s->term_set))
+		return 1;
 	err = rddp_sctp_sess_rx(&s->sctp->sess, c->msg);
 	if (err != RDDP_SCTP_OK)	/* §3.1: out of sequence ends the session */
 		return rddp_sctp_refuse(s->sctp, err);
@@ -651,7 +786,7 @@ static bool rddp_sctp_rx_place(void *ctx, const struct rddp_sctp_chunk *c)
 	u8 phase = s->sctp->sess.rx;
 	bool placed;
 
-	if (c->msg != RDDP_SCTP_MSG_SEGMENT ||
+	if (atomic_read(&s->term_set) || c->msg != RDDP_SCTP_MSG_SEGMENT ||
 	    c->hdr_len != RDDP_DDP_TAGGED_HDR_LEN ||
 	    c->ddp_len == c->hdr_len ||
 	    (phase != RDDP_SCTP_PHASE_INITIATED &&
@@ -720,13 +855,13 @@ static void rddp_sctp_rx_error(struct rddp_stream *s, int ret)
 {
 	u8 err = s->sctp->err;
 
-	if (ret != -EPROTO || err >= RDDP_SCTP_ERR_MAX) {
+	if (ret != -EPROTO || err >= RDDP_SCTP_LINK_ERR_END) {
 		rddp_stream_error(s, RDDP_ERR_LLP_CATASTROPHIC, NULL, 0, 0, NULL);
 		return;
 	}
 	/* The peer writes this line: rate-limited. */
 	pr_info_ratelimited("rddp: QP %u: SCTP chunk refused: %s\n",
-			    s->qp->base.qp_num, rddp_sctp_err_names[err]);
+			    s->qp->base.qp_num, rddp_sctp_link_why(err));
 	rddp_stat_inc(s->qp->rdev, RDDP_STAT_RX_FRAMING_ERRORS);
 	rddp_stream_error(s, rddp_sctp_to_err(err), NULL, 0, 0, NULL);
 }
@@ -774,25 +909,95 @@ static bool rddp_sctp_rx_one(struct rddp_stream *s)
 	return ret == 0;
 }
 
+/*
+ * A DDP-SSN missing for peer_timeout_ms (l->gap_since, RX's record): the
+ * peer left a gap that it does not fill, and the chunks after it held. As
+ * over MPA for an FPDU left incomplete (stream.c), the stream ends with a
+ * Terminate (RFC 5040 §5.3); the chunks go with the link. Re-arms itself
+ * when RX saw a new gap since it was armed; RX arms it again for a later
+ * one.
+ */
+static void rddp_sctp_gap_timer(struct timer_list *t)
+{
+	struct rddp_sctp_link *l = from_timer(l, t, gap_timer);
+	struct rddp_stream *s = l->stream;
+	unsigned long end = READ_ONCE(l->gap_since) +
+			    msecs_to_jiffies(s->p.peer_timeout_ms);
+
+	if (READ_ONCE(s->stopped) || atomic_read(&s->term_set) ||
+	    !READ_ONCE(l->gap))
+		return;
+	if (time_before(jiffies, end)) {
+		mod_timer(t, end);
+		return;
+	}
+	/* The peer writes this line: rate-limited. */
+	pr_info_ratelimited("rddp: QP %u: SCTP: DDP-SSN %u missing for %u ms while later chunks are held (§7)\n",
+			    s->qp->base.qp_num, READ_ONCE(l->gap_ssn),
+			    s->p.peer_timeout_ms);
+	rddp_stream_error(s, rddp_sctp_to_err(RDDP_SCTP_LINK_ERR_GAP), NULL, 0,
+			  0, NULL);
+}
+
+/*
+ * After a run of the receive work: when chunks are held, the next DDP-SSN
+ * is missing; record since when, and have the gap timer running. A new
+ * gap (the missing DDP-SSN came, another is missing) starts again. A
+ * pending timer is left alone: it re-arms itself at the gap's end.
+ */
+static void rddp_sctp_gap_watch(struct rddp_sctp_link *l)
+{
+	struct rddp_stream *s = l->stream;
+	u32 ms = s->p.peer_timeout_ms;
+	bool gap = l->rx.nr_held && !atomic_read(&s->term_set);
+
+	if (!ms)
+		return;
+	if (gap && (!l->gap || l->gap_ssn != l->rx.next)) {
+		WRITE_ONCE(l->gap_ssn, l->rx.next);
+		WRITE_ONCE(l->gap_since, jiffies);
+		if (!timer_pending(&l->gap_timer))
+			mod_timer(&l->gap_timer, jiffies + msecs_to_jiffies(ms));
+	}
+	WRITE_ONCE(l->gap, gap);
+}
+
+/* One run: true to go on after yielding. */
+static bool rddp_sctp_rx_run(struct rddp_stream *s)
+{
+	struct rddp_sctp_link *l = s->sctp;
+	int i, ret;
+
+	/*
+	 * What the CM held, or a delivery that stopped, first; nothing once
+	 * the stream's error is set (RFC 5040 §5.3), whose chunks
+	 * rddp_sctp_rx_one() reads and drops.
+	 */
+	ret = atomic_read(&s->term_set) ? 0 :
+	      rddp_sctp_rx_pop(l, rddp_sctp_rx_deliver, s);
+	if (ret < 0)
+		rddp_sctp_rx_error(s, ret);
+	if (ret)
+		return false;
+	for (i = 0; i < RDDP_SCTP_RX_BUDGET; i++)
+		if (READ_ONCE(s->rx_stopped) || !rddp_sctp_rx_one(s))
+			return false;
+	return true;
+}
+
 static void rddp_sctp_rx_work(struct work_struct *work)
 {
 	struct rddp_sctp_link *l = container_of(work, struct rddp_sctp_link,
 						rx_work);
 	struct rddp_stream *s = l->stream;
-	int i, ret;
+	bool more;
 
 	if (READ_ONCE(s->rx_stopped))
 		return;
-	/* What the CM held, or a delivery that stopped, first. */
-	ret = rddp_sctp_rx_pop(l, rddp_sctp_rx_deliver, s);
-	if (ret < 0)
-		rddp_sctp_rx_error(s, ret);
-	if (ret)
-		return;
-	for (i = 0; i < RDDP_SCTP_RX_BUDGET; i++)
-		if (READ_ONCE(s->rx_stopped) || !rddp_sctp_rx_one(s))
-			return;
-	queue_work(rddp_wq, &l->rx_work);	/* yield, then go on */
+	more = rddp_sctp_rx_run(s);
+	rddp_sctp_gap_watch(l);
+	if (more)
+		queue_work(rddp_wq, &l->rx_work);	/* yield, then go on */
 }
 
 static void rddp_sctp_data_ready(struct sock *sk)
@@ -895,6 +1100,8 @@ static void rddp_sctp_detach(struct rddp_stream *s)
 	WRITE_ONCE(s->rx_stopped, true);
 	/* Nothing queues it now; a run under way sees rx_stopped or ends. */
 	cancel_work_sync(&s->sctp->rx_work);
+	/* RX arms it no more; it sees s->stopped and does not re-arm. */
+	del_timer_sync(&s->sctp->gap_timer);
 }
 
 static void rddp_sctp_close(struct rddp_stream *s, bool graceful)
@@ -914,10 +1121,11 @@ static void rddp_sctp_close(struct rddp_stream *s, bool graceful)
 	} else {
 		sock_no_linger(sock->sk);	/* close sends ABORT */
 	}
-	rddp_sock_release(sock);
-	s->sock = NULL;
+	/* The held chunks' memory goes back to the socket before it goes. */
 	s->sctp = NULL;
 	rddp_sctp_link_free(l);
+	rddp_sock_release(sock);
+	s->sock = NULL;
 }
 
 const struct rddp_llp_ops rddp_llp_sctp = {

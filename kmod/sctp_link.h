@@ -13,14 +13,17 @@
  * and the LLP's close frees it. One owner at a time: the CM under
  * cep->lock, then the stream (llp.h's contexts). Chunks that arrive ahead
  * of their turn are held in the link (copied; a tagged segment the LLP
- * placed on arrival, its header only), bounded by RDDP_SCTP_HELD_MAX
- * octets: they move with it.
+ * placed on arrival, its header only): they move with it. What they take
+ * is charged to the socket as receive memory, within its receive buffer
+ * (llp_sctp.c, "Holding chunks"): free the link, which uncharges it,
+ * before releasing the socket.
  */
 #ifndef RDDP_SCTP_LINK_H
 #define RDDP_SCTP_LINK_H
 
 #include <linux/xarray.h>
 #include <linux/net.h>
+#include <linux/timer.h>
 #include <linux/wait.h>
 #include <linux/workqueue.h>
 #include <rddp/sctp.h>
@@ -51,8 +54,29 @@
  * where the association itself took 4 (Documentation/performance.md).
  */
 #define RDDP_SCTP_BUF_MIN	2048
-/* Octets of out-of-order chunks (records) a link holds before it gives up. */
-#define RDDP_SCTP_HELD_MAX	(8 << 20)
+
+/*
+ * Why the link refused a chunk or ended the stream itself, beyond the
+ * core's enum rddp_sctp_err (@err of struct rddp_sctp_link holds either;
+ * rddp_sctp_link_why() names both; rddp_sctp_to_err() maps them, as the
+ * core's, onto DDP's local catastrophic error).
+ * @RDDP_SCTP_LINK_ERR_EARLY: a chunk ahead of its turn before any
+ *	Initiate: §3.6 lets nothing overtake the Initiate, so nothing is held
+ *	for a peer whose session has not begun
+ * @RDDP_SCTP_LINK_ERR_HELD_MAX: holding it would take the chunks held past
+ *	the socket's receive buffer, where SCTP would refuse the missing one
+ * @RDDP_SCTP_LINK_ERR_NOMEM: no socket memory to hold it (the host's SCTP
+ *	limit, net.sctp.sctp_mem, or the socket's memory cgroup)
+ * @RDDP_SCTP_LINK_ERR_GAP: a DDP-SSN missing for peer_timeout_ms
+ * @RDDP_SCTP_LINK_ERR_END: one past the last
+ */
+enum rddp_sctp_link_err {
+	RDDP_SCTP_LINK_ERR_EARLY = RDDP_SCTP_ERR_MAX,
+	RDDP_SCTP_LINK_ERR_HELD_MAX,
+	RDDP_SCTP_LINK_ERR_NOMEM,
+	RDDP_SCTP_LINK_ERR_GAP,
+	RDDP_SCTP_LINK_ERR_END,
+};
 
 struct rddp_device;
 struct rddp_stream;
@@ -65,20 +89,29 @@ struct rddp_stream;
  * @sess: the DDP Stream Session's phases, ours and the peer's (§3)
  * @held: chunks held until their turn (struct rddp_sctp_held, llp_sctp.c),
  *	indexed by DDP-SSN
- * @held_bytes: their octets, records included (struct_size())
+ * @held_charge: the socket memory they are charged (@sock's
+ *	sk_rmem_alloc and forward allocation), at most its sk_rcvbuf
  * @buf: one message as received (a DATA chunk's payload, a notification)
  * @buf_len: @buf's size: RDDP_SCTP_BUF_MIN, or RDDP_SCTP_PAYLOAD_MAX once
  *	a message was longer (rddp_sctp_recv())
  * @rx_work: the LLP's receive work (llp_sctp.c)
  * @wait: the LLP's entry on the socket's wait queue, for write space
  * @stream: the stream that owns the link, once it does
- * @err: why the last call returned -EPROTO (enum rddp_sctp_err)
+ * @err: why the last call returned -EPROTO (enum rddp_sctp_err or
+ *	enum rddp_sctp_link_err)
  * @rdev: the device whose counters the link's chunks bump; set by the CM
  *	with the link, for the session messages it sends before the stream
  * @peer_ended: the peer sent its session Terminate or SCTP's SHUTDOWN:
  *	our close is graceful too (llp_sctp.c)
  * @resegmented: TX lowered MULPDU once already (the path MTU fell), under
  *	qp->tx_mutex: its debug line is written
+ * @gap: in full operation, chunks are held: DDP-SSN @gap_ssn is missing.
+ *	RX writes it and the two below at the end of each run of its work,
+ *	@gap_timer reads them (READ_ONCE)
+ * @gap_ssn: the DDP-SSN missing when RX first saw the gap
+ * @gap_since: when that was (jiffies)
+ * @gap_timer: ends the stream when a DDP-SSN stays missing for
+ *	peer_timeout_ms (llp_sctp.c); stopped by the LLP's detach
  */
 struct rddp_sctp_link {
 	struct socket *sock;
@@ -86,7 +119,7 @@ struct rddp_sctp_link {
 	struct rddp_sctp_ssn_rx rx;
 	struct rddp_sctp_sess sess;
 	struct xarray held;
-	u32 held_bytes;
+	u32 held_charge;
 	u8 *buf;
 	u32 buf_len;
 	struct work_struct rx_work;
@@ -96,6 +129,10 @@ struct rddp_sctp_link {
 	struct rddp_device *rdev;
 	bool peer_ended;
 	bool resegmented;
+	bool gap;
+	u16 gap_ssn;
+	unsigned long gap_since;
+	struct timer_list gap_timer;
 };
 
 /**
@@ -112,6 +149,7 @@ typedef int (*rddp_sctp_deliver_t)(void *ctx, const struct rddp_sctp_chunk *c);
 
 struct rddp_sctp_link *rddp_sctp_link_alloc(void);
 void rddp_sctp_link_free(struct rddp_sctp_link *l);
+const char *rddp_sctp_link_why(u8 err);
 
 /* Create a one-to-one SCTP socket set up for DDP+RDMA (§4.1, §6). */
 int rddp_sctp_sock_create(struct net *net, int family, struct socket **sock);

@@ -12,8 +12,10 @@
 # modules removed.
 # A second argument `sctp` (with `rddp`) has guest a's rddp0 initiate over
 # DDP over SCTP (draft-ietf-rddp-sctp-00, Documentation/wire-sctp.md):
-# the same ULPs, unchanged, over the other transport; guest b's listeners
-# take both. The counters then show SCTP carried the traffic.
+# the same ULPs, unchanged, over the other transport; guest b's rddp0 is
+# set to sctp too, before its servers listen, so that its listeners take
+# SCTP as well as TCP (wire-sctp.md, "Which listeners take SCTP"). The
+# counters then show SCTP carried the traffic.
 set -u
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/nvmeof.sh"
@@ -28,6 +30,8 @@ t_barrier up
 t_run "load $drv" sh -c "modprobe $drv && rdma link add ${drv}0 type $drv netdev eth0"
 if [ "$transport" = sctp ] && [ "$RDDP_ROLE" = a ]; then
 	t_run "rddp0 initiates over SCTP" $ctl dev set rddp0 transport sctp
+elif [ "$transport" = sctp ] && [ "$drv" = rddp ]; then
+	t_run "rddp0's listeners take SCTP" $ctl dev set rddp0 transport sctp
 fi
 t_run "modprobe nvmet-rdma nvme-rdma" nvme_modules
 if [ "$RDDP_ROLE" = b ]; then

@@ -58,6 +58,11 @@ struct rddp_stream;
 /**
  * struct rddp_llp_ops - what a stream asks of its lower-layer protocol
  * @name: the LLP's name, for messages
+ * @mo_in_order: the LLP hands up a message's DDP segments in the order the
+ *	sender sent them and senders send them in MO order (MPA over TCP),
+ *	so each must start where the octets placed so far end; without it
+ *	(SCTP) they may come in any MO order within their message
+ *	(rddp_ddp_cover_add(), RFC 5041 §5.3)
  * @start: take over the connected socket: the liveness bound, MULPDU
  *	(s->mulpdu), the framing state, the socket's callbacks. Cannot
  *	fail: what may fail is done during connection setup
@@ -94,6 +99,7 @@ struct rddp_stream;
  */
 struct rddp_llp_ops {
 	const char *name;
+	bool mo_in_order;
 	void (*start)(struct rddp_stream *s);
 	void (*rx_drain)(struct rddp_stream *s);
 	bool (*closed)(struct rddp_stream *s);

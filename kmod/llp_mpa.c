@@ -477,6 +477,7 @@ static void rddp_mpa_close(struct rddp_stream *s, bool graceful)
 
 const struct rddp_llp_ops rddp_llp_mpa = {
 	.name = "mpa",
+	.mo_in_order = true,	/* TCP keeps the sender's order */
 	.start = rddp_mpa_start,
 	.rx_drain = rddp_mpa_rx_drain,
 	.closed = rddp_mpa_closed,

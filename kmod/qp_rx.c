@@ -132,7 +132,7 @@ static int rddp_rx_tagged(struct rddp_stream *s, u32 len)
  */
 static bool rddp_rx_mo_in_order(const struct rddp_stream *s)
 {
-	return s->llp != &rddp_llp_sctp;
+	return s->llp->mo_in_order;	/* llp.h */
 }
 
 static int rddp_rx_send(struct rddp_stream *s, u32 len)

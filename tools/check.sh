@@ -153,7 +153,7 @@ uml() { # TEST...|two|faults
 			continue
 		fi
 		suite "uml-debug-$(basename "$t" .sh)" bash tools/vm/run.sh --kernel uml-debug \
-			--timeout 900 --name "uml-debug-$(basename "$t" .sh)" \
+			--timeout 1500 --name "uml-debug-$(basename "$t" .sh)" \
 			--ko build/kmod-uml-debug/rddp.ko \
 			--ko build/kmod-uml-debug/test/rddp_kverbs.ko "$t"
 	done

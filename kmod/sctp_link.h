@@ -79,6 +79,9 @@ struct rddp_stream;
  *	our close is graceful too (llp_sctp.c)
  * @resegmented: TX lowered MULPDU once already (the path MTU fell), under
  *	qp->tx_mutex: its debug line is written
+ * @rx_ordered: the message rddp_sctp_recv() read last came in an ordered
+ *	DATA chunk (U=0), which §7 rules out; its reader's (the CM's, then
+ *	the receive work's)
  */
 struct rddp_sctp_link {
 	struct socket *sock;
@@ -96,6 +99,7 @@ struct rddp_sctp_link {
 	struct rddp_device *rdev;
 	bool peer_ended;
 	bool resegmented;
+	bool rx_ordered;
 };
 
 /**

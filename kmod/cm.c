@@ -529,7 +529,7 @@ void rddp_cep_fail(struct rddp_cep *cep, int status)
 	}
 	rddp_cep_request_drop(cep);
 	sock = rddp_cep_sock_detach(cep);
-	if (sock && cep->sctp && status)
+	if (sock && cep->sctp && status && !cep->sctp_graceful)
 		sock_no_linger(sock->sk);	/* SCTP: ABORT the association */
 	/* SCTP: what the link holds is charged to the socket (sctp_link.h) */
 	rddp_sctp_link_free(cep->link);
@@ -883,7 +883,10 @@ static void rddp_cep_setup_event(struct rddp_cep *cep, unsigned long ev)
 	if (test_bit(RDDP_CEP_EV_TIMEOUT, &ev)) {
 		pr_debug("rddp: MPA setup timed out in %s\n",
 			 rddp_cep_state_names[cep->state]);
-		rddp_cep_fail(cep, -ETIMEDOUT);
+		if (cep->sctp)
+			rddp_sctp_cm_timeout(cep);	/* §3.1: a Terminate */
+		else
+			rddp_cep_fail(cep, -ETIMEDOUT);
 		return;
 	}
 	if (test_bit(RDDP_CEP_EV_QP_DESTROYED, &ev)) {

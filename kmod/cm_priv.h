@@ -82,6 +82,7 @@ struct rddp_cep {
 	bool peer_ali;			/* the peer indicated DDP+RDMA (§4.1) */
 	struct rddp_sctp_link *link;	/* until handed to the stream */
 	struct rddp_sctp_conn peer_conn; /* the Initiate's or Accept's IRD/ORD */
+	bool sctp_graceful;		/* ended by our Terminate: no ABORT */
 };
 
 /*
@@ -118,6 +119,7 @@ int rddp_sctp_cm_connect(struct rddp_cep *cep, struct iw_cm_id *id,
 			 struct sockaddr_storage *laddr,
 			 struct sockaddr_storage *raddr);
 void rddp_sctp_cm_setup_event(struct rddp_cep *cep);
+void rddp_sctp_cm_timeout(struct rddp_cep *cep);
 int rddp_sctp_cm_accept(struct rddp_cep *cep, struct iw_cm_conn_param *param);
 int rddp_sctp_cm_reject(struct rddp_cep *cep);
 int rddp_sctp_cm_accept_one(struct rddp_cep *cep);

@@ -9,26 +9,40 @@
  *               Indication (DDP+RDMA, §4.1) -> COMM_UP and the peer's
  *               indication -> Initiate (DDP-SSN 1: IRD/ORD prefix and the
  *               ULP's private data) -> Accept: QP to RTS, CONNECT_REPLY;
- *               or Terminate: CONNECT_REPLY -ECONNREFUSED (§3.4).
+ *               or the peer's Initiate (active/active, §3.5): QP to RTS
+ *               once ours is acknowledged, CONNECT_REPLY; or Terminate:
+ *               CONNECT_REPLY -ECONNREFUSED (§3.4). A Negotiate needs no
+ *               answer: our Initiate ends the negotiation.
  * Passive side: listener accepts the association -> the peer's indication
- *               -> Initiate -> CONNECT_REQUEST -> iw_accept: Accept, QP to
- *               RTS, ESTABLISHED; or iw_reject: Terminate (no private
- *               data: the draft's Terminate carries none), SHUTDOWN.
+ *               -> Negotiate*, each answered with an empty Negotiate
+ *               (§3.3: nothing to negotiate) -> Initiate ->
+ *               CONNECT_REQUEST -> iw_accept: Accept, QP to RTS,
+ *               ESTABLISHED; or iw_reject: Terminate (no private data: the
+ *               draft's Terminate carries none), SHUTDOWN.
+ * Zero-length private data in an Initiate or Accept (§2.2.3) stands for
+ * RDDP_SCTP_IRD_ORD_DEFAULT (1) as IRD and ORD.
  *
- * What rddp refuses, each with a log line naming the section, the
- * association aborted and the attempt counted as a failure:
+ * §3.6: none of our Session Control messages goes out before SCTP
+ * acknowledged the previous one, nor our first DDP Segment before our
+ * Initiate (rddp_sctp_cm_wait_acked()).
+ *
+ * How setup ends when it fails, each with a log line naming the section
+ * and the attempt counted as a failure:
  *  - an association whose peer did not indicate DDP+RDMA (§4.1, §8.1):
- *    without the indication, or DDP alone (rddp needs RDMAP);
- *  - a Negotiate (§3.3): rddp has nothing to negotiate before Initiate;
- *  - active/active setup (§3.5), the peer's Initiate after ours: iw_cm
- *    has one active and one passive side per connection;
- *  - any message out of §3's sequences (§3.1), such as a Segment before
- *    the peer's Initiate or Accept.
+ *    without the indication, or DDP alone (rddp needs RDMAP): ABORT, as
+ *    no DDP procedure may run on it;
+ *  - a message out of §3's sequences (§3.1), such as a Segment or an
+ *    Accept before any Initiate, a malformed chunk, an impossible DDP-SSN,
+ *    an Initiate whose private data rddp cannot read, or a peer that does
+ *    not finish setup in time: the session MUST be terminated (§3.1): our
+ *    session Terminate, then SCTP's graceful SHUTDOWN, so that the peer
+ *    learns the session ended (an ABORT would end every DDP Stream the
+ *    association could carry, §5, §8.3).
+ * The active side learns these as CONNECT_REPLY -ECONNREFUSED (a timeout:
+ * -ETIMEDOUT).
  * The active side may send Segments once SCTP acknowledged its Initiate
  * (§3.6; rddp's waits for the Accept): the passive side leaves what
  * follows the Initiate in the socket for the QP's stream.
- * The active side learns these as CONNECT_REPLY -ECONNREFUSED, or
- * -EOPNOTSUPP for what the draft allows and rddp does not do (§3.3, §3.5).
  *
  * Chunks are unordered (§7): one of the peer's later chunks may come
  * before its Initiate or Accept. The link's window (sctp_link.h) holds it
@@ -51,24 +65,120 @@
 /* Why a setup is refused, for the log (draft-ietf-rddp-sctp-00's sections). */
 static const char rddp_sctp_why_no_ali[] =
 	"the peer did not indicate DDP+RDMA adaptation (draft-ietf-rddp-sctp §4.1)";
-static const char rddp_sctp_why_negotiate[] =
-	"Negotiate is not supported (draft-ietf-rddp-sctp §3.3)";
-static const char rddp_sctp_why_active_active[] =
-	"active/active setup is not supported (draft-ietf-rddp-sctp §3.5)";
 
-/* Refuse the setup: @err for iw_cm (active side), the reason in the log. */
-static int rddp_sctp_cm_refuse_err(struct rddp_cep *cep, const char *why,
-				   int err)
+/* Messages one run of the CM work reads before a pending timeout is seen. */
+#define RDDP_SCTP_CM_BUDGET	64
+
+/* Refuse the setup: -ECONNREFUSED for iw_cm (active side), why in the log. */
+static int rddp_sctp_cm_refuse(struct rddp_cep *cep, const char *why)
 {
 	/* The peer writes this line: rate-limited. */
 	pr_info_ratelimited("rddp: SCTP %s refused: %s\n",
 			    cep->active ? "connection" : "association", why);
-	return err;
+	return -ECONNREFUSED;
 }
 
-static int rddp_sctp_cm_refuse(struct rddp_cep *cep, const char *why)
+/*
+ * §3.6: a Session Control message MUST NOT be sent if it may be received
+ * before our previous one, and an active side's first DDP Segment not
+ * before its Initiate, "determined by SCTP acking". Chunks are unordered
+ * (§7), so wait until SCTP has every chunk we sent acknowledged: during
+ * setup we send Session Control only, and SCTP charges each chunk to
+ * sk_wmem_queued until the SACK that frees it (sctp_wfree()), which wakes
+ * the socket's wait queue. Bounded by the socket's send timeout (the
+ * setup bound, rddp_mpa_timeout()); the association's end stops it too.
+ * Sleeps; caller holds cep->lock and owns the socket.
+ */
+static bool rddp_sctp_cm_acked(struct sock *sk)
 {
-	return rddp_sctp_cm_refuse_err(cep, why, -ECONNREFUSED);
+	return !READ_ONCE(sk->sk_wmem_queued) ||
+	       READ_ONCE(sk->sk_state) != SCTP_SS_ESTABLISHED;
+}
+
+static int rddp_sctp_cm_wait_acked(struct rddp_cep *cep)
+{
+	struct sock *sk = cep->sock->sk;
+	long left;
+
+	left = wait_event_interruptible_timeout(*sk_sleep(sk),
+						rddp_sctp_cm_acked(sk),
+						sk->sk_sndtimeo);
+	if (left < 0)
+		return -EINTR;
+	if (READ_ONCE(sk->sk_state) != SCTP_SS_ESTABLISHED)
+		return -ECONNRESET;
+	return READ_ONCE(sk->sk_wmem_queued) ? -ETIMEDOUT : 0;
+}
+
+/* One of our Session Control messages during setup, in §3.6's order. */
+static int rddp_sctp_cm_send(struct rddp_cep *cep, u16 fc, const u8 *pd,
+			     u32 pd_len)
+{
+	int ret = 0;
+
+	if (cep->link->tx_ssn != RDDP_SCTP_SSN_FIRST)	/* one went before */
+		ret = rddp_sctp_cm_wait_acked(cep);
+	if (!ret)
+		ret = rddp_sctp_send_ctrl(cep->link, fc, pd, pd_len, true);
+	return ret;
+}
+
+/**
+ * enum rddp_sctp_cm_end - how a failed setup ends (rddp_sctp_cm_fail())
+ * @RDDP_SCTP_CM_ABORT: ABORT the association: no DDP procedure may run on
+ *	it (§4.1, §8.1), or it is gone or failed locally
+ * @RDDP_SCTP_CM_SHUTDOWN: SCTP's graceful SHUTDOWN alone: no session began,
+ *	and a negotiation-only session "does not have to proceed" (§3.3)
+ * @RDDP_SCTP_CM_TERMINATE: our session Terminate, then SHUTDOWN: §3.1 (a
+ *	session out of every legal sequence MUST be terminated), §3.4 (a
+ *	refused Initiate is answered with one)
+ */
+enum rddp_sctp_cm_end {
+	RDDP_SCTP_CM_ABORT,
+	RDDP_SCTP_CM_SHUTDOWN,
+	RDDP_SCTP_CM_TERMINATE,
+};
+
+/*
+ * End a setup that failed with @status, as @end says, on an association
+ * that speaks DDP+RDMA (the peer's indication seen) and is up; any other
+ * is ABORTed, as is one whose Terminate cannot be sent. The peer learns
+ * that the session ended where an ABORT would end every DDP Stream the
+ * association could carry (§5, §8.3). Caller holds cep->lock.
+ */
+static void rddp_sctp_cm_fail(struct rddp_cep *cep, int status,
+			      enum rddp_sctp_cm_end end)
+{
+	bool up = cep->link && cep->sock && cep->comm_up && cep->peer_ali &&
+		  cep->sock->sk->sk_state == SCTP_SS_ESTABLISHED;
+
+	if (up && end == RDDP_SCTP_CM_TERMINATE &&
+	    rddp_sctp_cm_send(cep, RDDP_SCTP_FC_TERMINATE, NULL, 0))
+		end = RDDP_SCTP_CM_ABORT;
+	if (up && end != RDDP_SCTP_CM_ABORT) {
+		rddp_sctp_drop_unread(cep->link);	/* else close ABORTs */
+		cep->sctp_graceful = true;
+	}
+	rddp_cep_fail(cep, status);
+}
+
+/*
+ * The setup timer (cm.c): a peer that did not finish setup in time (or a
+ * ULP that did not answer). A session that began (an Initiate either way)
+ * gets our Terminate; one that never got past negotiation, SHUTDOWN alone.
+ */
+void rddp_sctp_cm_timeout(struct rddp_cep *cep)
+{
+	const struct rddp_sctp_sess *s = cep->link ? &cep->link->sess : NULL;
+	bool began = s && (s->tx != RDDP_SCTP_PHASE_NEGOTIATE ||
+			   s->rx != RDDP_SCTP_PHASE_NEGOTIATE);
+
+	if (cep->comm_up)
+		pr_info_ratelimited("rddp: SCTP %s refused: %s\n",
+				    cep->active ? "connection" : "association",
+				    "session setup not finished in time (draft-ietf-rddp-sctp §3.1)");
+	rddp_sctp_cm_fail(cep, -ETIMEDOUT,
+			  began ? RDDP_SCTP_CM_TERMINATE : RDDP_SCTP_CM_SHUTDOWN);
 }
 
 /* ---- multihoming (draft-ietf-rddp-sctp §4.2) ---- */
@@ -220,8 +330,7 @@ static int rddp_sctp_cm_initiate(struct rddp_cep *cep)
 	len = rddp_sctp_conn_build(cep->ird, cep->ord, cep->pd, cep->pd_len,
 				   buf, RDDP_SCTP_CONN_PD_MAX);
 	ret = len < 0 ? -EINVAL :
-	      rddp_sctp_send_ctrl(cep->link, RDDP_SCTP_FC_INITIATE, buf, len,
-				  true);
+	      rddp_sctp_cm_send(cep, RDDP_SCTP_FC_INITIATE, buf, len);
 	kfree(buf);
 	if (!ret)
 		cep->state = RDDP_CEP_AWAIT_REPLY;
@@ -250,6 +359,31 @@ static int rddp_sctp_cm_got_accept(struct rddp_cep *cep,
 	rddp_cep_deliver(cep, id, IW_CM_EVENT_CONNECT_REPLY, 0, cep->pd,
 			 pd_len, NULL);
 	return 1;
+}
+
+/*
+ * §3.5, active/active: the peer's Initiate to our iw_connect. Each side
+ * viewed itself as active and neither sends an Accept: the session is up
+ * once both Initiates are out. Ours may still be to send (the peer's came
+ * with the association's start). The peer's may have crossed ours, so it
+ * answers nothing: our first Segment waits until SCTP acknowledged our
+ * Initiate (§3.6). Then as for an Accept: the peer's IRD/ORD (RFC 6581
+ * §9.1.1's rules, both sides computing the same from the two Initiates)
+ * and its private data for CONNECT_REPLY.
+ */
+static int rddp_sctp_cm_both_active(struct rddp_cep *cep,
+				    const struct rddp_sctp_conn *conn)
+{
+	int ret = 0;
+
+	if (cep->state == RDDP_CEP_CONNECTING)
+		ret = rddp_sctp_cm_initiate(cep);
+	if (!ret)
+		ret = rddp_sctp_cm_wait_acked(cep);
+	if (ret)
+		return ret;
+	pr_debug("rddp: SCTP active/active session set up (draft-ietf-rddp-sctp §3.5)\n");
+	return rddp_sctp_cm_got_accept(cep, conn);
 }
 
 /* §3.4: the peer's Terminate answers our Initiate: rejected. */
@@ -342,8 +476,7 @@ int rddp_sctp_cm_accept(struct rddp_cep *cep, struct iw_cm_conn_param *param)
 				   param->private_data_len, buf,
 				   RDDP_SCTP_CONN_PD_MAX);
 	ret = len < 0 ? -EINVAL :
-	      rddp_sctp_send_ctrl(cep->link, RDDP_SCTP_FC_ACCEPT, buf, len,
-				  true);
+	      rddp_sctp_cm_send(cep, RDDP_SCTP_FC_ACCEPT, buf, len);
 	kfree(buf);
 	if (ret)
 		return ret;
@@ -357,49 +490,55 @@ int rddp_sctp_cm_reject(struct rddp_cep *cep)
 {
 	int ret;
 
-	ret = rddp_sctp_send_ctrl(cep->link, RDDP_SCTP_FC_TERMINATE, NULL, 0,
-				  true);
+	ret = rddp_sctp_cm_send(cep, RDDP_SCTP_FC_TERMINATE, NULL, 0);
 	rddp_sctp_drop_unread(cep->link);	/* so that close is graceful */
 	return ret;
 }
 
 /* ---- reading the association during setup ---- */
 
-/* Initiate or Accept: the IRD/ORD prefix, then what the state expects. */
+/* Initiate or Accept: the IRD/ORD prefix, then what setup asks (@what). */
 static int rddp_sctp_cm_conn(struct rddp_cep *cep,
-			     const struct rddp_sctp_chunk *c)
+			     const struct rddp_sctp_chunk *c, int what)
 {
 	struct rddp_sctp_conn conn;
 	enum rddp_sctp_err err;
 
+	/* §2.2.3: zero-length private data: rddp's defaults (sctp.h) */
 	err = rddp_sctp_conn_parse(c->pd, c->pd_len, &conn);
 	if (err != RDDP_SCTP_OK)
 		return rddp_sctp_cm_refuse(cep, rddp_sctp_err_names[err]);
-	if (c->msg == RDDP_SCTP_FC_INITIATE) {
-		if (cep->active)	/* §3.5 */
-			return rddp_sctp_cm_refuse_err(cep, rddp_sctp_why_active_active,
-						       -EOPNOTSUPP);
+	if (what == RDDP_SCTP_SETUP_REQUEST)
 		return rddp_sctp_cm_got_initiate(cep, &conn);
-	}
+	if (what == RDDP_SCTP_SETUP_BOTH_ACTIVE)
+		return rddp_sctp_cm_both_active(cep, &conn);
 	return rddp_sctp_cm_got_accept(cep, &conn);
 }
 
-/* One of the peer's messages during setup, in DDP-SSN order. */
+/* One of the peer's messages during setup, in DDP-SSN order (§3). */
 static int rddp_sctp_cm_deliver(void *ctx, const struct rddp_sctp_chunk *c)
 {
 	struct rddp_cep *cep = ctx;
-	enum rddp_sctp_err err;
+	int what;
 
-	if (c->msg == RDDP_SCTP_FC_NEGOTIATE)
-		return rddp_sctp_cm_refuse_err(cep, rddp_sctp_why_negotiate,
-					       -EOPNOTSUPP);
-	/* §3.1: a Segment before the peer's Initiate or Accept, and the like */
-	err = rddp_sctp_sess_rx(&cep->link->sess, c->msg);
-	if (err != RDDP_SCTP_OK)
-		return rddp_sctp_cm_refuse(cep, rddp_sctp_err_names[err]);
-	if (c->msg == RDDP_SCTP_FC_TERMINATE)
+	what = rddp_sctp_setup_rx(&cep->link->sess, cep->active, c->msg);
+	if (what < 0)	/* §3.1: a Segment before any Initiate, and the like */
+		return rddp_sctp_cm_refuse(cep, rddp_sctp_err_names[-what]);
+	switch (what) {
+	case RDDP_SCTP_SETUP_NONE:
+		return 0;
+	case RDDP_SCTP_SETUP_NEGOTIATE:
+		/*
+		 * §3.3: iw_cm has no negotiation to report the peer's private
+		 * data to, nor anything to answer with: a round with nothing
+		 * to negotiate lets the peer go on to its Initiate.
+		 */
+		return rddp_sctp_cm_send(cep, RDDP_SCTP_FC_NEGOTIATE, NULL, 0);
+	case RDDP_SCTP_SETUP_REJECTED:
 		return rddp_sctp_cm_rejected(cep);
-	return rddp_sctp_cm_conn(cep, c);
+	default:	/* REQUEST, ACCEPTED, BOTH_ACTIVE */
+		return rddp_sctp_cm_conn(cep, c, what);
+	}
 }
 
 static int rddp_sctp_cm_no_ali(struct rddp_cep *cep)
@@ -481,6 +620,8 @@ static int rddp_sctp_cm_read_one(struct rddp_cep *cep)
 		return rddp_sctp_cm_refuse(cep, rddp_sctp_err_names[RDDP_SCTP_ERR_TOO_LONG]);
 	if (sid != RDDP_SCTP_SID)	/* §5: one DDP Stream (sctp_link.h) */
 		return rddp_sctp_cm_refuse(cep, rddp_sctp_err_names[RDDP_SCTP_ERR_STREAM]);
+	if (l->rx_ordered)		/* §7: U=1 on every chunk */
+		return rddp_sctp_cm_refuse(cep, rddp_sctp_err_names[RDDP_SCTP_ERR_ORDERED]);
 	ret = rddp_sctp_rx_chunk(l, ppid, n, rddp_sctp_cm_deliver, cep);
 	if (ret == -EPROTO && l->err < RDDP_SCTP_LINK_ERR_END)
 		/* malformed, an impossible DDP-SSN, or not to be held */
@@ -495,7 +636,7 @@ static int rddp_sctp_cm_read_one(struct rddp_cep *cep)
  */
 void rddp_sctp_cm_setup_event(struct rddp_cep *cep)
 {
-	int ret = 0;
+	int i, ret = 0;
 
 	if (cep->state == RDDP_CEP_AWAIT_ACCEPT) {
 		/*
@@ -507,8 +648,20 @@ void rddp_sctp_cm_setup_event(struct rddp_cep *cep)
 			rddp_cep_fail(cep, -ECONNRESET);
 		return;
 	}
-	while (!ret)
+	for (i = 0; !ret && i < RDDP_SCTP_CM_BUDGET; i++)
 		ret = rddp_sctp_cm_read_one(cep);
+	if (!ret) {
+		/*
+		 * A peer that keeps negotiating: the work's loop comes back
+		 * here, after a timeout that fired meanwhile (its work may
+		 * need this CPU to run).
+		 */
+		cond_resched();
+		set_bit(RDDP_CEP_EV_SOCK, &cep->events);
+		return;
+	}
+	/* A refusal ends the session (§3.1); the association's end, not. */
 	if (ret < 0)
-		rddp_cep_fail(cep, ret);
+		rddp_sctp_cm_fail(cep, ret, ret == -ECONNREFUSED ?
+				  RDDP_SCTP_CM_TERMINATE : RDDP_SCTP_CM_ABORT);
 }

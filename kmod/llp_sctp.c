@@ -346,7 +346,9 @@ int rddp_sctp_send_ctrl(struct rddp_sctp_link *l, u16 fc, const u8 *pd,
 	u8 *buf;
 	int len, ret;
 
-	if (rddp_sctp_sess_tx(&l->sess, fc) != RDDP_SCTP_OK)
+	/* §3.1, §3.4: a Terminate ends the session whatever its phase */
+	if ((fc == RDDP_SCTP_FC_TERMINATE ? rddp_sctp_sess_end(&l->sess) :
+	     rddp_sctp_sess_tx(&l->sess, fc)) != RDDP_SCTP_OK)
 		return -EPROTO;
 	buf = kmalloc(RDDP_SCTP_CTRL_HDR_LEN + pd_len, GFP_KERNEL);
 	if (!buf)
@@ -394,11 +396,15 @@ static int rddp_sctp_recv_part(struct rddp_sctp_link *l, u32 off, u32 *ppid,
 	*flags = msg.msg_flags;
 	*ppid = 0;
 	*sid = 0;
+	if (!off)
+		l->rx_ordered = false;
 	if (cbuf.h.cmsg_len >= CMSG_LEN(sizeof(*info)) &&
 	    cbuf.h.cmsg_level == IPPROTO_SCTP &&
 	    cbuf.h.cmsg_type == SCTP_RCVINFO) {
 		*ppid = be32_to_cpu((__force __be32)info->rcv_ppid);
 		*sid = info->rcv_sid;
+		if (!off)	/* §7: the message's first read says */
+			l->rx_ordered = !(info->rcv_flags & SCTP_UNORDERED);
 	}
 	return n;
 }
@@ -421,7 +427,8 @@ static int rddp_sctp_buf_grow(struct rddp_sctp_link *l, u32 keep)
  * Read one message into l->buf. Return: its length, with its PPID (host
  * order; 0 for a notification), its SCTP stream id (0 for a
  * notification) and msg_flags (MSG_NOTIFICATION, MSG_EOR: without it the
- * message was longer than one chunk); 0 when the peer shut the
+ * message was longer than one chunk), l->rx_ordered set for an ordered
+ * DATA chunk (U=0, §7); 0 when the peer shut the
  * association down; -EAGAIN when nothing is queued; another errno.
  *
  * A message that fills the small buffer it starts with (RDDP_SCTP_BUF_MIN)
@@ -898,6 +905,10 @@ static bool rddp_sctp_rx_one(struct rddp_stream *s)
 	/* §5: no session on another stream (sctp_link.h): end this one's */
 	if (sid != RDDP_SCTP_SID) {
 		rddp_sctp_rx_error(s, rddp_sctp_refuse(l, RDDP_SCTP_ERR_STREAM));
+		return false;
+	}
+	if (l->rx_ordered) {	/* §7: every chunk unordered */
+		rddp_sctp_rx_error(s, rddp_sctp_refuse(l, RDDP_SCTP_ERR_ORDERED));
 		return false;
 	}
 	ret = rddp_sctp_rx_chunk_place(l, ppid, n, rddp_sctp_rx_deliver,

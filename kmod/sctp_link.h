@@ -112,6 +112,9 @@ struct rddp_stream;
  * @gap_since: when that was (jiffies)
  * @gap_timer: ends the stream when a DDP-SSN stays missing for
  *	peer_timeout_ms (llp_sctp.c); stopped by the LLP's detach
+ * @rx_ordered: the message rddp_sctp_recv() read last came in an ordered
+ *	DATA chunk (U=0), which §7 rules out; its reader's (the CM's, then
+ *	the receive work's)
  */
 struct rddp_sctp_link {
 	struct socket *sock;
@@ -133,6 +136,7 @@ struct rddp_sctp_link {
 	u16 gap_ssn;
 	unsigned long gap_since;
 	struct timer_list gap_timer;
+	bool rx_ordered;
 };
 
 /**

@@ -14,6 +14,11 @@ with one column per device: "pass", or the failing checks in brief, or
         siw=build/vm-results/conf-siw siw=build/vm-results/conf-siw2 ...
     tools/conformance.py remaining build/vm-results/conf-siw ...
     tools/conformance.py cases
+    tools/conformance.py --sctp table rddp=build/vm-results/hostile ...
+
+--sctp: the SCTP mode's cases instead (rddp_hostile --sctp,
+tests/verbs/hostile_sctp.cc, relayed with the prefix "sctp: "), in their
+own areas.
 
 A column may take several directories (each LABEL=DIR adds one): a case's
 result is its run in the last directory that has one, so a run that
@@ -37,7 +42,10 @@ import sys
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SOURCE = os.path.join(TOP, "tests", "verbs", "hostile_test.cc")
+SCTP_SOURCE = os.path.join(TOP, "tests", "verbs", "hostile_sctp.cc")
 AFTER = "a fresh connection after the cases"  # the last, unnamed by an RFC
+SCTP_AFTER = "a fresh session over SCTP after the cases"
+SCTP = False  # --sctp
 
 AREAS = [
     "MPA setup, device as Responder",
@@ -53,22 +61,61 @@ AREAS = [
     "After the cases",
 ]
 
+SCTP_AREAS = [
+    "Association (§4.1, §8.1)",
+    "Session setup, device passive (§2.2.3, §3, §5)",
+    "Session setup, device as Initiator (§3)",
+    "Chunks and DDP-SSNs (§2.2, §6, §7)",
+    "DDP and RDMAP over SCTP",
+    "Untagged coverage over SCTP (issue 26 item 4)",
+    "After the cases",
+]
+
+
+def areas():
+    return SCTP_AREAS if SCTP else AREAS
+
 
 def case_names(source):
     """The case names in the order the program runs them."""
     with open(source, encoding="utf-8") as f:
         text = f.read()
     names = []
-    # A whole literal "RFC N §S ..." (not the head of a concatenation).
-    for m in re.finditer(r'"(RFC \d+ §[^"\\]*)"(?!\s*\)\s*\+)', text):
+    # A whole literal "RFC N §S ..." (not the head of a concatenation);
+    # with --sctp "draft-ietf-rddp-sctp §S ..." too.
+    head = r"(?:RFC \d+|draft-ietf-rddp-sctp) §" if SCTP else r"RFC \d+ §"
+    for m in re.finditer(r'"(' + head + r'[^"\\]*)"(?!\s*\)\s*\+)', text):
         n = m.group(1)
         if n not in names:
             names.append(n)
-    names.append(AFTER)
+    names.append(SCTP_AFTER if SCTP else AFTER)
     return names
 
 
+def sctp_area(name):
+    low = name.lower()
+    if name == SCTP_AFTER:
+        return "After the cases"
+    if "§4.1" in name or "§8.1" in name:
+        return "Association (§4.1, §8.1)"
+    if "rddp as initiator" in low or "active/active" in low:
+        return "Session setup, device as Initiator (§3)"
+    if re.search(r"a one-segment send|send with a gap|send in three segments", low):
+        return "Untagged coverage over SCTP (issue 26 item 4)"
+    if name.startswith("draft-ietf-rddp-sctp") and not re.search(
+            r"§2\.2|§6|§7|live session|after the initiate|second initiate", low):
+        return "Session setup, device passive (§2.2.3, §3, §5)"
+    if name.startswith("draft-ietf-rddp-sctp") and re.search(
+            r"before the initiate|zero-length private|2 octets of private", low):
+        return "Session setup, device passive (§2.2.3, §3, §5)"
+    if name.startswith("draft-ietf-rddp-sctp") or name.startswith("RFC 4960"):
+        return "Chunks and DDP-SSNs (§2.2, §6, §7)"
+    return "DDP and RDMAP over SCTP"
+
+
 def area(name):
+    if SCTP:
+        return sctp_area(name)
     low = name.lower()
     if "as initiator" in low:
         return "MPA setup, device as Initiator"
@@ -339,9 +386,9 @@ def cmd_table(args):
         cells.append((label, c, prefixes, k))
     labels = [c[0] for c in cells]
     # per area and label: pass, fail, kernel panic, not run
-    counts = {a: {label: [0, 0, 0, 0] for label in labels} for a in AREAS}
+    counts = {a: {label: [0, 0, 0, 0] for label in labels} for a in areas()}
     out = []
-    for a in AREAS:
+    for a in areas():
         rows = [n for n in names if area(n) == a]
         if not rows:
             continue
@@ -356,7 +403,7 @@ def cmd_table(args):
                 counts[a][label][k] += 1
                 row.append(md(v))
             out.append("| " + md(n) + " | " + " | ".join(row) + " |")
-    total = {label: [sum(counts[a][label][k] for a in AREAS) for k in range(4)]
+    total = {label: [sum(counts[a][label][k] for a in areas()) for k in range(4)]
              for label in labels}
     head = ["%d cases." % len(names)]
     for label, _, prefixes, checks in cells:
@@ -373,7 +420,7 @@ def cmd_table(args):
         head.append(s + ".")
     summary = ["", "| area | cases | " + " | ".join("%s pass" % x for x in labels) + " |",
                "|---|---|" + "---|" * len(labels)]
-    for a in AREAS:
+    for a in areas():
         n = sum(counts[a][labels[0]]) if labels else 0
         if n:
             summary.append("| %s | %d | " % (a, n) + " | ".join(
@@ -404,7 +451,8 @@ def cmd_cases(args):
 def main():
     signal.signal(signal.SIGPIPE, signal.SIG_DFL)
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--source", default=SOURCE, help="hostile_test.cc (case names)")
+    ap.add_argument("--source", help="hostile_test.cc (case names)")
+    ap.add_argument("--sctp", action="store_true", help="the SCTP mode (hostile_sctp.cc)")
     sub = ap.add_subparsers(dest="cmd", required=True)
     t = sub.add_parser("table", help="the Markdown table, LABEL=DIR for each run")
     t.add_argument("columns", nargs="+", metavar="LABEL=DIR")
@@ -416,6 +464,10 @@ def main():
     c.add_argument("--areas", action="store_true", help="with the area of each")
     c.set_defaults(fn=cmd_cases)
     args = ap.parse_args()
+    global SCTP  # pylint: disable=global-statement
+    SCTP = args.sctp
+    if not args.source:
+        args.source = SCTP_SOURCE if SCTP else SOURCE
     args.fn(args)
 
 

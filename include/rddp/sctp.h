@@ -94,6 +94,9 @@ enum rddp_sctp_fc {
  * @RDDP_SCTP_ERR_STREAM: a chunk on an SCTP stream that carries no DDP
  *	Stream Session (§5: each DDP Stream is one stream identifier; the
  *	transport says which ones carry a session)
+ * @RDDP_SCTP_ERR_ORDERED: an ordered DATA chunk (U=0): §7 puts every one
+ *	in unordered chunks, and §5's DDP-enabled association does not
+ *	support ordered ones
  * @RDDP_SCTP_ERR_MAX: the number of values
  *
  * RDDP_SCTP_OK and RDDP_SCTP_HELD are not errors; each other value names
@@ -124,6 +127,7 @@ enum rddp_sctp_err {
 	RDDP_SCTP_ERR_CONN_RSVD,
 	RDDP_SCTP_ERR_CONN_LONG,
 	RDDP_SCTP_ERR_STREAM,
+	RDDP_SCTP_ERR_ORDERED,
 	RDDP_SCTP_ERR_MAX
 };
 
@@ -249,6 +253,15 @@ int rddp_sctp_ctrl_build(u16 ssn, u16 fc, const u8 *pd, u32 pd_len, u8 *buf,
 #define RDDP_SCTP_IRD_ORD_LEN	4
 #define RDDP_SCTP_IRD_ORD_MAX	0x3fff
 #define RDDP_SCTP_ULP_PD_MAX	512
+/*
+ * §2.2.3 lets an Initiate's or Accept's private data be of zero length:
+ * then the sender stated no IRD or ORD, and rddp takes the least that
+ * lets Reads run at all, one each way. The sender's IRD of 1 keeps our
+ * ORD at 1 (never more Read Requests in flight than any responder that
+ * takes Reads at all has room for); its ORD of 1 leaves our IRD the
+ * ULP's. rddp itself always sends the prefix.
+ */
+#define RDDP_SCTP_IRD_ORD_DEFAULT	1
 
 /**
  * struct rddp_sctp_conn - rddp's view of an Initiate's or Accept's private
@@ -283,11 +296,12 @@ int rddp_sctp_conn_build(u16 ird, u16 ord, const u8 *ulp, u32 ulp_len,
 /**
  * rddp_sctp_conn_parse() - parse an Initiate's or Accept's private data
  * @pd: the private data (struct rddp_sctp_chunk's @pd)
- * @pd_len: its octets
+ * @pd_len: its octets; 0 (§2.2.3: zero-length private data) gives
+ *	RDDP_SCTP_IRD_ORD_DEFAULT for both and no ULP data
  * @c: the parsed parameters
  *
- * Return: RDDP_SCTP_OK, or RDDP_SCTP_ERR_CONN_SHORT, _CONN_RSVD or
- * _CONN_LONG.
+ * Return: RDDP_SCTP_OK, or RDDP_SCTP_ERR_CONN_SHORT (1 to 3 octets),
+ * _CONN_RSVD or _CONN_LONG.
  */
 enum rddp_sctp_err rddp_sctp_conn_parse(const u8 *pd, u32 pd_len,
 					struct rddp_sctp_conn *c);
@@ -427,5 +441,67 @@ enum rddp_sctp_err rddp_sctp_sess_rx(struct rddp_sctp_sess *s, u16 msg);
  * Return: as rddp_sctp_sess_rx().
  */
 enum rddp_sctp_err rddp_sctp_sess_tx(struct rddp_sctp_sess *s, u16 msg);
+
+/**
+ * rddp_sctp_sess_end() - our Terminate, ending the session in any phase
+ * @s: the session
+ *
+ * The Terminate a side sends to end a session: the last message of a
+ * legal sequence (§3.2, §3.5), the rejection of an Initiate (§3.4), and
+ * the end §3.1 demands of a session the peer took out of every legal
+ * sequence, even one that never got past negotiation (where
+ * rddp_sctp_sess_tx() refuses a Terminate as no legal sequence's). Our
+ * side is then closed.
+ *
+ * Return: RDDP_SCTP_OK, or RDDP_SCTP_ERR_SEQ_CLOSED if we sent our
+ * Terminate already (nothing may follow it, §3.2).
+ */
+enum rddp_sctp_err rddp_sctp_sess_end(struct rddp_sctp_sess *s);
+
+/**
+ * enum rddp_sctp_setup - what a side does with the peer's message during
+ * session setup (rddp_sctp_setup_rx())
+ * @RDDP_SCTP_SETUP_NONE: nothing: the peer's Negotiate to a side that
+ *	sent its Initiate, whose Initiate ends the negotiation (§3.2)
+ * @RDDP_SCTP_SETUP_NEGOTIATE: answer the peer's Negotiate with one of
+ *	ours, a round with nothing to negotiate (§3.3, §3.6: one
+ *	outstanding Negotiate per side)
+ * @RDDP_SCTP_SETUP_REQUEST: the peer's Initiate to a passive side: the
+ *	ULP accepts (Accept) or rejects (Terminate) it (§3.2, §3.4)
+ * @RDDP_SCTP_SETUP_ACCEPTED: the peer's Accept answers our Initiate: the
+ *	session is up (§3.2)
+ * @RDDP_SCTP_SETUP_BOTH_ACTIVE: the peer's Initiate to an active side:
+ *	active/active, the session is up once our own Initiate is sent
+ *	(§3.5)
+ * @RDDP_SCTP_SETUP_REJECTED: the peer's Terminate answers our Initiate
+ *	(§3.4)
+ */
+enum rddp_sctp_setup {
+	RDDP_SCTP_SETUP_NONE,
+	RDDP_SCTP_SETUP_NEGOTIATE,
+	RDDP_SCTP_SETUP_REQUEST,
+	RDDP_SCTP_SETUP_ACCEPTED,
+	RDDP_SCTP_SETUP_BOTH_ACTIVE,
+	RDDP_SCTP_SETUP_REJECTED,
+};
+
+/**
+ * rddp_sctp_setup_rx() - the peer's next message during session setup, in
+ * DDP-SSN order
+ * @s: the session; advanced as rddp_sctp_sess_rx() does
+ * @active: whether we are (or will be, before any other message of ours)
+ *	the side that sends an Initiate
+ * @msg: RDDP_SCTP_MSG_SEGMENT or a function code
+ *
+ * Setup ends at the first REQUEST, ACCEPTED, BOTH_ACTIVE or REJECTED;
+ * what follows is the session's (a DDP Segment from an active peer after
+ * its Initiate, §3.6). A message that fits no legal sequence is an
+ * RDDP_SCTP_ERR_SEQ_* error: the session MUST be terminated (§3.1). A
+ * BOTH_ACTIVE before our Initiate went out tells the caller to send it.
+ *
+ * Return: an enum rddp_sctp_setup, or a negative enum rddp_sctp_err with
+ * @s unchanged.
+ */
+int rddp_sctp_setup_rx(struct rddp_sctp_sess *s, bool active, u16 msg);
 
 #endif /* RDDP_SCTP_H */

@@ -33,6 +33,7 @@ const char *const rddp_sctp_err_names[RDDP_SCTP_ERR_MAX] = {
 	[RDDP_SCTP_ERR_CONN_RSVD] = "IRD/ORD with a reserved bit set",
 	[RDDP_SCTP_ERR_CONN_LONG] = "ULP private data over 512 octets",
 	[RDDP_SCTP_ERR_STREAM] = "chunk on an SCTP stream with no DDP Stream Session (§5)",
+	[RDDP_SCTP_ERR_ORDERED] = "ordered DATA chunk (U=0, §7)",
 };
 
 enum rddp_err rddp_sctp_to_err(int sctp_err)
@@ -156,12 +157,22 @@ int rddp_sctp_conn_build(u16 ird, u16 ord, const u8 *ulp, u32 ulp_len,
 	return (int)(RDDP_SCTP_IRD_ORD_LEN + ulp_len);
 }
 
-/* The reserved bits are the top two of each 16-bit half (RFC 6581 §9.1). */
+/*
+ * The reserved bits are the top two of each 16-bit half (RFC 6581 §9.1).
+ * §2.2.3: the private data may be of zero length: no IRD or ORD stated.
+ */
 enum rddp_sctp_err rddp_sctp_conn_parse(const u8 *pd, u32 pd_len,
 					struct rddp_sctp_conn *c)
 {
 	u16 ird, ord;
 
+	if (!pd_len) {
+		c->ird = RDDP_SCTP_IRD_ORD_DEFAULT;
+		c->ord = RDDP_SCTP_IRD_ORD_DEFAULT;
+		c->ulp = NULL;
+		c->ulp_len = 0;
+		return RDDP_SCTP_OK;
+	}
 	if (!pd || pd_len < RDDP_SCTP_IRD_ORD_LEN)
 		return RDDP_SCTP_ERR_CONN_SHORT;
 	if (pd_len - RDDP_SCTP_IRD_ORD_LEN > RDDP_SCTP_ULP_PD_MAX)
@@ -317,4 +328,50 @@ enum rddp_sctp_err rddp_sctp_sess_rx(struct rddp_sctp_sess *s, u16 msg)
 enum rddp_sctp_err rddp_sctp_sess_tx(struct rddp_sctp_sess *s, u16 msg)
 {
 	return rddp_sctp_sess_apply(&s->tx, s->rx, msg);
+}
+
+/* §3.1, §3.2, §3.4, §3.5: a Terminate ends the session; only one per side. */
+enum rddp_sctp_err rddp_sctp_sess_end(struct rddp_sctp_sess *s)
+{
+	if (s->tx == RDDP_SCTP_PHASE_CLOSED)
+		return RDDP_SCTP_ERR_SEQ_CLOSED;
+	s->tx = RDDP_SCTP_PHASE_CLOSED;
+	return RDDP_SCTP_OK;
+}
+
+/* What a legal @msg, now in the peer's phase, asks of our side (§3.2-§3.5). */
+static int rddp_sctp_setup_what(const struct rddp_sctp_sess *s, bool active,
+				u16 msg)
+{
+	switch (msg) {
+	case RDDP_SCTP_FC_NEGOTIATE:
+		/* §3.3: a passive side answers a round before its Accept */
+		return !active && s->tx == RDDP_SCTP_PHASE_NEGOTIATE ?
+		       RDDP_SCTP_SETUP_NEGOTIATE : RDDP_SCTP_SETUP_NONE;
+	case RDDP_SCTP_FC_INITIATE:
+		return active ? RDDP_SCTP_SETUP_BOTH_ACTIVE :
+				RDDP_SCTP_SETUP_REQUEST;
+	case RDDP_SCTP_FC_ACCEPT:
+		return RDDP_SCTP_SETUP_ACCEPTED;
+	case RDDP_SCTP_FC_TERMINATE:
+		return RDDP_SCTP_SETUP_REJECTED;
+	default:
+		/* a Segment: sess_rx took it only after the peer's Initiate */
+		return -RDDP_SCTP_ERR_SEQ_SEGMENT;
+	}
+}
+
+int rddp_sctp_setup_rx(struct rddp_sctp_sess *s, bool active, u16 msg)
+{
+	struct rddp_sctp_sess before = *s;
+	enum rddp_sctp_err err;
+	int what;
+
+	err = rddp_sctp_sess_rx(s, msg);
+	if (err != RDDP_SCTP_OK)
+		return -(int)err;
+	what = rddp_sctp_setup_what(s, active, msg);
+	if (what < 0)
+		*s = before;
+	return what;
 }

@@ -337,7 +337,7 @@ static void rddp_sctp_chunks(struct kunit *test)
 /*
  * rddp's IRD/ORD prefix in an Initiate's private data (wire-sctp.md, after
  * RFC 6581 §9.1), carried by a Session Control chunk and parsed back; a
- * reserved bit refused.
+ * reserved bit refused; none at all, rddp's defaults.
  */
 static void rddp_sctp_conn_prefix(struct kunit *test)
 {
@@ -366,6 +366,12 @@ static void rddp_sctp_conn_prefix(struct kunit *test)
 			RDDP_SCTP_ERR_CONN_RSVD);
 	KUNIT_EXPECT_EQ(test, rddp_sctp_conn_parse(pd, 3, &conn),
 			RDDP_SCTP_ERR_CONN_SHORT);
+	/* §2.2.3: zero-length private data: rddp's defaults, 1 and 1 */
+	KUNIT_ASSERT_EQ(test, rddp_sctp_conn_parse(NULL, 0, &conn),
+			RDDP_SCTP_OK);
+	KUNIT_EXPECT_EQ(test, conn.ird, RDDP_SCTP_IRD_ORD_DEFAULT);
+	KUNIT_EXPECT_EQ(test, conn.ord, RDDP_SCTP_IRD_ORD_DEFAULT);
+	KUNIT_EXPECT_EQ(test, conn.ulp_len, 0U);
 }
 
 /*

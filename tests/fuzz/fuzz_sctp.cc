@@ -4,7 +4,8 @@
 // DDP-SSN and checked against the session sequences of §3. Invariants:
 // nothing is read past a chunk (ASan, each chunk in its own allocation), an
 // accepted chunk re-encodes to its bytes, the window delivers each DDP-SSN
-// once and strictly in order (§7), and a refused event changes no state.
+// once and strictly in order (§7), a refused event changes no state, and
+// setup (rddp_sctp_setup_rx()) asks each side only what it may do.
 #include <bitset>
 #include <cstddef>
 #include <cstdint>
@@ -43,6 +44,13 @@ void CheckReencodes(uint32_t ppid, const uint8_t* buf, uint32_t len, const rddp_
   if (c.msg != RDDP_SCTP_FC_INITIATE && c.msg != RDDP_SCTP_FC_ACCEPT) return;
   rddp_sctp_conn conn{};
   if (rddp_sctp_conn_parse(c.pd, c.pd_len, &conn) != RDDP_SCTP_OK) return;
+  // §2.2.3: zero-length private data, rddp's defaults and no ULP data.
+  if (!c.pd_len) {
+    if (conn.ird != RDDP_SCTP_IRD_ORD_DEFAULT || conn.ord != RDDP_SCTP_IRD_ORD_DEFAULT ||
+        conn.ulp || conn.ulp_len)
+      abort();
+    return;
+  }
   if (conn.ird > RDDP_SCTP_IRD_ORD_MAX || conn.ord > RDDP_SCTP_IRD_ORD_MAX ||
       conn.ulp_len + RDDP_SCTP_IRD_ORD_LEN != c.pd_len || conn.ulp_len > RDDP_SCTP_ULP_PD_MAX)
     abort();
@@ -84,11 +92,58 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (sess.tx > RDDP_SCTP_PHASE_CLOSED || sess.rx > RDDP_SCTP_PHASE_CLOSED) abort();
     return r;
   };
+  // The same chunks through the setup decision of a side that is active
+  // when the first DDP-SSN is odd (§3.2-§3.5): a refused message changes
+  // nothing; setup ends at its first outcome, then our Terminate (§3.1).
+  rddp_sctp_sess setup{};
+  rddp_sctp_sess_init(&setup);
+  const bool active = (rx->next & 1) != 0;
+  bool set_up = false;
+  if (active) rddp_sctp_sess_tx(&setup, RDDP_SCTP_FC_INITIATE);
+  const auto setup_step = [&](uint16_t msg) {
+    if (set_up) return;
+    const rddp_sctp_sess before = setup;
+    const int r = rddp_sctp_setup_rx(&setup, active, msg);
+    if (r < 0) {
+      if (-r <= RDDP_SCTP_HELD || -r >= RDDP_SCTP_ERR_MAX) abort();
+      if (setup.tx != before.tx || setup.rx != before.rx) abort();
+      if (rddp_sctp_sess_end(&setup) != RDDP_SCTP_OK) abort();  // §3.1
+      set_up = true;
+      return;
+    }
+    switch (r) {
+      case RDDP_SCTP_SETUP_NONE:
+        if (!active || msg != RDDP_SCTP_FC_NEGOTIATE) abort();
+        break;
+      case RDDP_SCTP_SETUP_NEGOTIATE:
+        if (active || msg != RDDP_SCTP_FC_NEGOTIATE) abort();
+        if (rddp_sctp_sess_tx(&setup, RDDP_SCTP_FC_NEGOTIATE) != RDDP_SCTP_OK) abort();
+        break;
+      case RDDP_SCTP_SETUP_REQUEST:
+        if (active || msg != RDDP_SCTP_FC_INITIATE) abort();
+        if (rddp_sctp_sess_tx(&setup, RDDP_SCTP_FC_ACCEPT) != RDDP_SCTP_OK) abort();
+        set_up = true;
+        break;
+      case RDDP_SCTP_SETUP_ACCEPTED:
+      case RDDP_SCTP_SETUP_BOTH_ACTIVE:
+      case RDDP_SCTP_SETUP_REJECTED:
+        if (!active) abort();
+        // Up (or answered): our Initiate went first, our Segments may follow.
+        if (r != RDDP_SCTP_SETUP_REJECTED &&
+            rddp_sctp_sess_tx(&setup, RDDP_SCTP_MSG_SEGMENT) != RDDP_SCTP_OK)
+          abort();
+        set_up = true;
+        break;
+      default:
+        abort();
+    }
+  };
   // Strictly in DDP-SSN order, each once (§7); a passive side accepts (§3.2).
   const auto deliver = [&](uint16_t ssn) {
     if (ssn != expect) abort();
     expect++;
     held_ref[ssn] = false;
+    setup_step(msg_of[ssn]);
     if (step(false, msg_of[ssn]) == RDDP_SCTP_OK && msg_of[ssn] == RDDP_SCTP_FC_INITIATE)
       step(true, RDDP_SCTP_FC_ACCEPT);
   };

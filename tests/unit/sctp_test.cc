@@ -98,8 +98,7 @@ TEST(Sctp, ConnPrefixErrors) {
   EXPECT_EQ(rddp_sctp_conn_build(1, 1, nullptr, 1, buf, sizeof(buf)), -RDDP_SCTP_ERR_INVAL);
 
   rddp_sctp_conn c{.ird = 7, .ord = 7, .ulp = nullptr, .ulp_len = 0};
-  EXPECT_EQ(rddp_sctp_conn_parse(nullptr, 0, &c), RDDP_SCTP_ERR_CONN_SHORT);
-  for (uint32_t len = 0; len < RDDP_SCTP_IRD_ORD_LEN; len++)
+  for (uint32_t len = 1; len < RDDP_SCTP_IRD_ORD_LEN; len++)
     EXPECT_EQ(rddp_sctp_conn_parse(buf, len, &c), RDDP_SCTP_ERR_CONN_SHORT) << len;
   EXPECT_EQ(rddp_sctp_conn_parse(buf, sizeof(buf), &c), RDDP_SCTP_ERR_CONN_LONG);
   // Each reserved bit on its own is refused.
@@ -113,6 +112,41 @@ TEST(Sctp, ConnPrefixErrors) {
   }
   EXPECT_EQ(c.ird, 7);  // a refused prefix leaves the result alone
   EXPECT_EQ(c.ord, 7);
+}
+
+// §2.2.3: "the ULP supplied Private Data MAY be of zero length" in an
+// Initiate or Accept: no IRD or ORD stated, rddp's defaults, 1 and 1 (the
+// least that lets Reads run: our ORD stays within any IRD the peer has).
+TEST(Sctp, Section2_2_3ZeroLengthPrivateDataMeansTheDefaults) {
+  EXPECT_EQ(RDDP_SCTP_IRD_ORD_DEFAULT, 1);
+  const uint8_t junk[4] = {0xff, 0xff, 0xff, 0xff};
+  for (const uint8_t* pd : {static_cast<const uint8_t*>(nullptr), junk}) {
+    rddp_sctp_conn c{.ird = 7, .ord = 9, .ulp = junk, .ulp_len = 3};
+    ASSERT_EQ(rddp_sctp_conn_parse(pd, 0, &c), RDDP_SCTP_OK);
+    EXPECT_EQ(c.ird, RDDP_SCTP_IRD_ORD_DEFAULT);
+    EXPECT_EQ(c.ord, RDDP_SCTP_IRD_ORD_DEFAULT);
+    EXPECT_EQ(c.ulp, nullptr);
+    EXPECT_EQ(c.ulp_len, 0u);
+  }
+  // As the chunk parser hands it over: an Initiate of 4 octets, no data.
+  const Bytes init = {0, 1, 0, RDDP_SCTP_FC_INITIATE};
+  rddp_sctp_chunk ch{};
+  ASSERT_EQ(rddp_sctp_chunk_parse(RDDP_SCTP_PPID_CONTROL, init.data(), 4, &ch), RDDP_SCTP_OK);
+  EXPECT_EQ(ch.pd, nullptr);
+  EXPECT_EQ(ch.pd_len, 0u);
+  rddp_sctp_conn c{};
+  ASSERT_EQ(rddp_sctp_conn_parse(ch.pd, ch.pd_len, &c), RDDP_SCTP_OK);
+  EXPECT_EQ(c.ird, 1);
+  EXPECT_EQ(c.ord, 1);
+}
+
+// §7: every DATA chunk is unordered; an ordered one has its own error,
+// named with its section, and ends the session as the others do.
+TEST(Sctp, Section7OrderedChunkIsAnError) {
+  EXPECT_GT(RDDP_SCTP_ERR_ORDERED, RDDP_SCTP_HELD);
+  EXPECT_LT(RDDP_SCTP_ERR_ORDERED, RDDP_SCTP_ERR_MAX);
+  EXPECT_NE(std::strstr(rddp_sctp_err_names[RDDP_SCTP_ERR_ORDERED], "§7"), nullptr);
+  EXPECT_EQ(rddp_sctp_to_err(RDDP_SCTP_ERR_ORDERED), RDDP_ERR_DDP_CATASTROPHIC);
 }
 
 // §5: a chunk on a stream that carries no DDP Stream Session is an error of
@@ -702,6 +736,106 @@ bool LegalByPattern(const std::string& own, const std::string& other, char m) {
   if (m == 'I') return other.find_first_of("AT") == std::string::npos;
   if (m == 'T' && !opened) return other_initiated;
   return true;
+}
+
+// ---- our Terminate and session setup (§3.1-§3.5) ----------------------------
+
+// Our Terminate ends the session whatever its phase: the last message of a
+// sequence, a rejection (§3.4), or §3.1's end of a session the peer broke,
+// even before any Initiate; nothing after it, not a second one.
+TEST(SctpSession, OurTerminateEndsAnySessionOnce) {
+  for (const char* before :
+       {"", "aN", "bN aN", "aI", "bI", "aI bA", "aI bA aS bS", "aI bI", "aI bT", "bI aT"}) {
+    Pair p;
+    for (const Step& s : Steps(before)) ASSERT_EQ(p.Send(s.from_a, s.msg), RDDP_SCTP_OK) << before;
+    const rddp_sctp_sess b = p.b;
+    const bool closed = p.a.tx == RDDP_SCTP_PHASE_CLOSED;
+    ASSERT_EQ(rddp_sctp_sess_end(&p.a), closed ? RDDP_SCTP_ERR_SEQ_CLOSED : RDDP_SCTP_OK) << before;
+    EXPECT_EQ(p.a.tx, RDDP_SCTP_PHASE_CLOSED) << before;
+    EXPECT_EQ(rddp_sctp_sess_end(&p.a), RDDP_SCTP_ERR_SEQ_CLOSED) << before;
+    EXPECT_EQ(rddp_sctp_sess_tx(&p.a, RDDP_SCTP_MSG_SEGMENT), RDDP_SCTP_ERR_SEQ_CLOSED) << before;
+    EXPECT_EQ(p.b.tx, b.tx);  // the peer's view is its own
+    EXPECT_EQ(p.b.rx, b.rx);
+  }
+}
+
+struct SetupStep {
+  char msg;  // N I A T S 5, as Steps()
+  int want;  // enum rddp_sctp_setup, or -enum rddp_sctp_err
+};
+
+// One side's setup: @ours, what it sent first (sess_tx), then the peer's
+// messages in DDP-SSN order through rddp_sctp_setup_rx().
+void ExpectSetup(bool active, const std::string& ours, const std::vector<SetupStep>& peer) {
+  rddp_sctp_sess s{};
+  rddp_sctp_sess_init(&s);
+  for (char m : ours) {
+    const std::string msgs = "SNIAT";
+    ASSERT_EQ(rddp_sctp_sess_tx(&s, static_cast<uint16_t>(msgs.find(m))), RDDP_SCTP_OK);
+  }
+  std::string seen;
+  for (const SetupStep& st : peer) {
+    const uint16_t msg = Steps(std::string("b") + st.msg + " ").at(0).msg;
+    const rddp_sctp_sess before = s;
+    const int got = rddp_sctp_setup_rx(&s, active, msg);
+    seen += st.msg;
+    EXPECT_EQ(got, st.want) << (active ? "active" : "passive") << " after " << ours << " / "
+                            << seen;
+    if (got < 0) {  // refused: the state is as it was
+      EXPECT_EQ(s.tx, before.tx);
+      EXPECT_EQ(s.rx, before.rx);
+    }
+  }
+}
+
+constexpr int kNone = RDDP_SCTP_SETUP_NONE;
+constexpr int kNegotiate = RDDP_SCTP_SETUP_NEGOTIATE;
+constexpr int kRequest = RDDP_SCTP_SETUP_REQUEST;
+constexpr int kAccepted = RDDP_SCTP_SETUP_ACCEPTED;
+constexpr int kBoth = RDDP_SCTP_SETUP_BOTH_ACTIVE;
+constexpr int kRejected = RDDP_SCTP_SETUP_REJECTED;
+
+// A passive side answers each Negotiate with one of its own (§3.3) and
+// hands the Initiate to its ULP (§3.2); what fits no sequence before it
+// is an error (§3.1).
+TEST(SctpSetup, PassiveSide) {
+  ExpectSetup(false, "", {{'I', kRequest}});
+  ExpectSetup(false, "", {{'N', kNegotiate}, {'N', kNegotiate}, {'I', kRequest}});
+  ExpectSetup(false, "N", {{'N', kNegotiate}, {'I', kRequest}});  // ours first
+  ExpectSetup(false, "", {{'S', -RDDP_SCTP_ERR_SEQ_SEGMENT}});
+  ExpectSetup(false, "", {{'N', kNegotiate}, {'S', -RDDP_SCTP_ERR_SEQ_SEGMENT}});
+  ExpectSetup(false, "", {{'A', -RDDP_SCTP_ERR_SEQ_ACCEPT}});
+  ExpectSetup(false, "", {{'T', -RDDP_SCTP_ERR_SEQ_TERMINATE}});
+  ExpectSetup(false, "", {{'5', -RDDP_SCTP_ERR_FUNC}});
+}
+
+// An active side: the Accept or a Terminate answers its Initiate (§3.2,
+// §3.4); an Initiate is active/active (§3.5), also before its own went out;
+// a Negotiate needs no answer, its Initiate ends the negotiation.
+TEST(SctpSetup, ActiveSide) {
+  ExpectSetup(true, "I", {{'A', kAccepted}});
+  ExpectSetup(true, "I", {{'N', kNone}, {'N', kNone}, {'A', kAccepted}});
+  ExpectSetup(true, "I", {{'T', kRejected}});
+  ExpectSetup(true, "I", {{'I', kBoth}});
+  ExpectSetup(true, "", {{'I', kBoth}});  // crossed: its Initiate still to send
+  ExpectSetup(true, "NI", {{'N', kNone}, {'I', kBoth}});
+  ExpectSetup(true, "I", {{'S', -RDDP_SCTP_ERR_SEQ_SEGMENT}});
+  ExpectSetup(true, "", {{'A', -RDDP_SCTP_ERR_SEQ_ACCEPT}});
+  ExpectSetup(true, "", {{'T', -RDDP_SCTP_ERR_SEQ_TERMINATE}});
+  ExpectSetup(true, "IT", {{'A', -RDDP_SCTP_ERR_SEQ_ACCEPT}});  // withdrawn
+  ExpectSetup(true, "I", {{'F', -RDDP_SCTP_ERR_FUNC}});
+}
+
+// Active/active before our Initiate: it may still be sent, and the
+// session is then up both ways (§3.5).
+TEST(SctpSetup, Section3_5CrossedInitiates) {
+  rddp_sctp_sess s{};
+  rddp_sctp_sess_init(&s);
+  ASSERT_EQ(rddp_sctp_setup_rx(&s, true, RDDP_SCTP_FC_INITIATE), kBoth);
+  EXPECT_EQ(s.tx, RDDP_SCTP_PHASE_NEGOTIATE);
+  ASSERT_EQ(rddp_sctp_sess_tx(&s, RDDP_SCTP_FC_INITIATE), RDDP_SCTP_OK);
+  EXPECT_EQ(rddp_sctp_sess_tx(&s, RDDP_SCTP_MSG_SEGMENT), RDDP_SCTP_OK);
+  EXPECT_EQ(rddp_sctp_sess_rx(&s, RDDP_SCTP_MSG_SEGMENT), RDDP_SCTP_OK);
 }
 
 // Every sequence of up to 8 messages from A and B: the state machine and

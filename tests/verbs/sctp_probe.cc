@@ -20,7 +20,8 @@
 //       1, DDP-SSN 2) and a session Terminate (PPID 2, DDP-SSN 3, code 4) and
 //       shuts the association down: a conformant active side in miniature.
 //       With --first negotiate the first message is a Negotiate (code 1)
-//       instead, which rddp refuses (§3.3). With --again initiate it
+//       instead; once the peer answers it with a Negotiate (§3.3) the
+//       Initiate follows with DDP-SSN 2 (§3.2). With --again initiate it
 //       answers the Accept with a second Initiate (DDP-SSN 2) on the same,
 //       live, stream instead: out of §3.2's sequence. With --add-stream 1
 //       it first asks the peer for one more outbound stream (RFC 6525
@@ -43,7 +44,9 @@
 //       until the peer shuts down. sctp.sh checks its pcap reader on it.
 //       The other answers play a hostile or unusual peer to an rddp client:
 //       terminate rejects the Initiate with a session Terminate (§3.4);
-//       initiate answers with an Initiate of its own (active/active, §3.5);
+//       initiate answers with an Initiate of its own (active/active, §3.5)
+//       and ends the session with a Terminate after the client's first
+//       segment;
 //       abort accepts, waits for the client's first DDP segment and aborts
 //       the association (ABORT mid-transfer); end accepts, waits for the
 //       first segment and ends the session with a Terminate (§3.4, §8.3);
@@ -71,10 +74,10 @@
 //       more checks: the counts they negotiate are equal each way (§5),
 //       and every DATA chunk is on stream 0 (rddp's one DDP Stream).
 //
-// Uses only the kernel's UAPI (<linux/sctp.h>), not libsctp.
+// Uses only the kernel's UAPI (<linux/sctp.h>), not libsctp; the socket
+// code is sctp_sock.h's, shared with rddp_hostile's SCTP mode.
 #include <arpa/inet.h>
 #include <linux/sctp.h>
-#include <netdb.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <sys/socket.h>
@@ -95,86 +98,27 @@
 #include <tuple>
 #include <vector>
 
+#include "sctp_sock.h"
 #include "tap.h"
 
 namespace {
 
-// glibc names SOL_SCTP only in libsctp's <netinet/sctp.h>; the level is the
-// protocol number.
-constexpr int kSolSctp = IPPROTO_SCTP;
-constexpr uint32_t kPpidSegment = 1;
-constexpr uint32_t kPpidControl = 2;
-constexpr uint16_t kFcNegotiate = 1;
-constexpr uint16_t kFcInitiate = 2;
-constexpr uint16_t kFcAccept = 3;
-constexpr uint16_t kFcTerminate = 4;
+using rddp_test::Be16;
+using rddp_test::Be32;
+using rddp_test::kFcAccept;
+using rddp_test::kFcInitiate;
+using rddp_test::kFcNegotiate;
+using rddp_test::kFcTerminate;
+using rddp_test::kPpidControl;
+using rddp_test::kPpidSegment;
+using rddp_test::kSolSctp;
+using rddp_test::Resolve;
+using rddp_test::SctpMsg;
+using rddp_test::SctpSocket;
+using rddp_test::SendChunk;
 constexpr uint16_t kParamAdaptation = 0xc006;
 
-uint16_t Be16(const uint8_t* p) { return static_cast<uint16_t>(p[0] << 8 | p[1]); }
-uint32_t Be32(const uint8_t* p) {
-  return static_cast<uint32_t>(p[0]) << 24 | static_cast<uint32_t>(p[1]) << 16 |
-         static_cast<uint32_t>(p[2]) << 8 | p[3];
-}
-
 // ---- socket modes -----------------------------------------------------------
-
-std::optional<sockaddr_storage> Resolve(const char* addr, const char* port, socklen_t* len) {
-  addrinfo hints{};
-  addrinfo* ai = nullptr;
-  hints.ai_family = AF_UNSPEC;
-  hints.ai_flags = AI_NUMERICHOST | AI_NUMERICSERV;
-  if (getaddrinfo(addr, port, &hints, &ai) || !ai) return std::nullopt;
-  sockaddr_storage ss{};
-  std::memcpy(&ss, ai->ai_addr, ai->ai_addrlen);
-  *len = ai->ai_addrlen;
-  freeaddrinfo(ai);
-  return ss;
-}
-
-int SctpSocket(int family, std::optional<uint32_t> adaptation) {
-  int fd = socket(family, SOCK_STREAM, IPPROTO_SCTP);
-  if (fd < 0) return -1;
-  if (adaptation) {
-    sctp_setadaptation a{};
-    a.ssb_adaptation_ind = *adaptation;
-    if (setsockopt(fd, kSolSctp, SCTP_ADAPTATION_LAYER, &a, sizeof(a))) return -1;
-  }
-  sctp_event_subscribe ev{};
-  ev.sctp_data_io_event = 1;
-  ev.sctp_association_event = 1;
-  ev.sctp_shutdown_event = 1;
-  ev.sctp_adaptation_layer_event = 1;
-  if (setsockopt(fd, kSolSctp, SCTP_EVENTS, &ev, sizeof(ev))) return -1;
-  return fd;
-}
-
-// One unordered message on stream @sid: DDP-SSN, then the body.
-bool SendChunk(int fd, uint32_t ppid, uint16_t ssn, const std::vector<uint8_t>& body,
-               uint16_t sid = 0) {
-  std::vector<uint8_t> msg(2 + body.size());
-  msg[0] = static_cast<uint8_t>(ssn >> 8);
-  msg[1] = static_cast<uint8_t>(ssn);
-  std::copy(body.begin(), body.end(), msg.begin() + 2);
-  iovec iov{msg.data(), msg.size()};
-  std::array<char, CMSG_SPACE(sizeof(sctp_sndrcvinfo))> cbuf{};
-  msghdr mh{};
-  mh.msg_iov = &iov;
-  mh.msg_iovlen = 1;
-  mh.msg_control = cbuf.data();
-  mh.msg_controllen = cbuf.size();
-  cmsghdr* c = CMSG_FIRSTHDR(&mh);
-  c->cmsg_level = kSolSctp;
-  c->cmsg_type = SCTP_SNDRCV;
-  c->cmsg_len = CMSG_LEN(sizeof(sctp_sndrcvinfo));
-  sctp_sndrcvinfo info{};
-  info.sinfo_ppid = htonl(ppid);  // passed through unconverted
-  info.sinfo_flags = SCTP_UNORDERED;
-  info.sinfo_stream = sid;
-  std::memcpy(CMSG_DATA(c), &info, sizeof(info));
-  // MSG_NOSIGNAL: after the peer's SHUTDOWN a send fails with EPIPE, which
-  // must not kill the probe with SIGPIPE.
-  return sendmsg(fd, &mh, MSG_NOSIGNAL) == static_cast<ssize_t>(msg.size());
-}
 
 std::vector<uint8_t> Control(uint16_t fc, bool with_pd) {
   std::vector<uint8_t> b;
@@ -195,77 +139,64 @@ std::vector<uint8_t> Control(uint16_t fc, bool with_pd) {
 // to every caller but AddStream().
 enum class Got { kData, kEvent, kStreamChange, kClosed, kAborted, kTimeout, kError };
 
+// A notification, printed; what it was.
+Got PrintNote(const SctpMsg& m) {
+  sctp_notification no{};
+  m.Note(&no);
+  switch (no.sn_header.sn_type) {
+    case SCTP_ASSOC_CHANGE:
+      std::printf("event: association change, state %u, error %u\n", no.sn_assoc_change.sac_state,
+                  no.sn_assoc_change.sac_error);
+      if (m.kind == SctpMsg::Kind::kAborted) return Got::kAborted;
+      if (m.kind == SctpMsg::Kind::kClosed) return Got::kClosed;
+      break;
+    case SCTP_ADAPTATION_INDICATION:
+      std::printf("adaptation: %u\n", no.sn_adaptation_event.sai_adaptation_ind);
+      break;
+    case SCTP_SHUTDOWN_EVENT:
+      std::printf("event: peer shutdown\n");
+      break;
+    case SCTP_STREAM_CHANGE_EVENT: {
+      const sctp_stream_change_event& e = no.sn_strchange_event;
+      const char* what = (e.strchange_flags & SCTP_STREAM_CHANGE_DENIED)   ? "denied"
+                         : (e.strchange_flags & SCTP_STREAM_CHANGE_FAILED) ? "failed"
+                                                                           : "performed";
+      std::printf("event: stream change, flags %u (%s), in %u out %u\n", e.strchange_flags, what,
+                  e.strchange_instrms, e.strchange_outstrms);
+      return Got::kStreamChange;
+    }
+    default:
+      std::printf("event: notification %u\n", no.sn_header.sn_type);
+  }
+  return Got::kEvent;
+}
+
 // Waits up to @ms for one message; prints what it was; a data message's
 // octets in @data if given.
 Got ReadOne(int fd, int ms, uint32_t* ppid = nullptr, uint16_t* fc = nullptr,
             std::vector<uint8_t>* data = nullptr) {
-  pollfd p{fd, POLLIN, 0};
-  int n = poll(&p, 1, ms);
-  if (n == 0) return Got::kTimeout;
-  if (n < 0) return Got::kError;
-  std::array<uint8_t, 65536> buf{};
-  std::array<char, 256> cbuf{};
-  iovec iov{buf.data(), buf.size()};
-  msghdr mh{};
-  mh.msg_iov = &iov;
-  mh.msg_iovlen = 1;
-  mh.msg_control = cbuf.data();
-  mh.msg_controllen = cbuf.size();
-  ssize_t len = recvmsg(fd, &mh, 0);
-  if (len == 0) {
-    std::printf("event: end of stream (peer shut down)\n");
-    return Got::kClosed;
+  const SctpMsg m = rddp_test::RecvMsg(fd, ms);
+  if (m.from_note) return PrintNote(m);
+  switch (m.kind) {
+    case SctpMsg::Kind::kTimeout:
+      return Got::kTimeout;
+    case SctpMsg::Kind::kClosed:
+      std::printf("event: end of stream (peer shut down)\n");
+      return Got::kClosed;
+    case SctpMsg::Kind::kAborted:
+    case SctpMsg::Kind::kError:
+      std::printf("event: recvmsg: %s\n", std::strerror(m.err));
+      return m.kind == SctpMsg::Kind::kAborted ? Got::kAborted : Got::kError;
+    default:
+      break;
   }
-  if (len < 0) {
-    int err = errno;
-    std::printf("event: recvmsg: %s\n", std::strerror(err));
-    return err == ECONNRESET || err == EPIPE ? Got::kAborted : Got::kError;
-  }
-  if (mh.msg_flags & MSG_NOTIFICATION) {
-    sctp_notification no{};
-    std::memcpy(&no, buf.data(), std::min(sizeof(no), static_cast<size_t>(len)));
-    switch (no.sn_header.sn_type) {
-      case SCTP_ASSOC_CHANGE:
-        std::printf("event: association change, state %u, error %u\n", no.sn_assoc_change.sac_state,
-                    no.sn_assoc_change.sac_error);
-        if (no.sn_assoc_change.sac_state == SCTP_COMM_LOST ||
-            no.sn_assoc_change.sac_state == SCTP_CANT_STR_ASSOC)
-          return Got::kAborted;
-        if (no.sn_assoc_change.sac_state == SCTP_SHUTDOWN_COMP) return Got::kClosed;
-        break;
-      case SCTP_ADAPTATION_INDICATION:
-        std::printf("adaptation: %u\n", no.sn_adaptation_event.sai_adaptation_ind);
-        break;
-      case SCTP_SHUTDOWN_EVENT:
-        std::printf("event: peer shutdown\n");
-        break;
-      case SCTP_STREAM_CHANGE_EVENT: {
-        const sctp_stream_change_event& e = no.sn_strchange_event;
-        const char* what = (e.strchange_flags & SCTP_STREAM_CHANGE_DENIED)   ? "denied"
-                           : (e.strchange_flags & SCTP_STREAM_CHANGE_FAILED) ? "failed"
-                                                                             : "performed";
-        std::printf("event: stream change, flags %u (%s), in %u out %u\n", e.strchange_flags, what,
-                    e.strchange_instrms, e.strchange_outstrms);
-        return Got::kStreamChange;
-      }
-      default:
-        std::printf("event: notification %u\n", no.sn_header.sn_type);
-    }
-    return Got::kEvent;
-  }
-  uint32_t pp = 0;
-  for (cmsghdr* c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c)) {
-    if (c->cmsg_level == kSolSctp && c->cmsg_type == SCTP_SNDRCV) {
-      sctp_sndrcvinfo info{};
-      std::memcpy(&info, CMSG_DATA(c), sizeof(info));
-      pp = ntohl(info.sinfo_ppid);
-    }
-  }
-  uint16_t f = len >= 4 ? Be16(&buf[2]) : 0;
-  std::printf("data: ppid %u ssn %u fc %u len %zd\n", pp, len >= 2 ? Be16(buf.data()) : 0U, f, len);
-  if (ppid) *ppid = pp;
+  const size_t len = m.data.size();
+  const uint16_t f = len >= 4 ? Be16(&m.data[2]) : 0;
+  std::printf("data: ppid %u ssn %u fc %u len %zu\n", m.ppid, len >= 2 ? Be16(m.data.data()) : 0U,
+              f, len);
+  if (ppid) *ppid = m.ppid;
   if (fc) *fc = f;
-  if (data) data->assign(buf.begin(), buf.begin() + len);
+  if (data) *data = m.data;
   return Got::kData;
 }
 
@@ -401,6 +332,7 @@ int Connect(const char* addr, const char* port, const Options& o) {
   }
   const char* result = "open";
   bool accepted = false, shut = false, read = false;
+  uint16_t next = 2;  // our next DDP-SSN (§2.2.1)
   for (int left = wait_s * 10; left > 0; --left) {
     uint32_t ppid = 0;
     uint16_t fc = 0;
@@ -415,6 +347,13 @@ int Connect(const char* addr, const char* port, const Options& o) {
       break;
     }
     if (g == Got::kData && ppid == kPpidSegment) PrintTerminate(data);
+    if (g == Got::kData && ppid == kPpidControl && fc == kFcNegotiate && o.first == kFcNegotiate &&
+        next == 2) {
+      // §3.3: our round was answered; §3.2: the Initiate follows.
+      SendChunk(fd, kPpidControl, next++, Control(kFcInitiate, true));
+      std::printf("sent: Initiate, ppid 2 ssn 2 stream 0\n");
+      continue;
+    }
     if (o.again) {
       if (g == Got::kData && ppid == kPpidControl && fc == kFcAccept && !accepted) {
         accepted = true;
@@ -437,9 +376,9 @@ int Connect(const char* addr, const char* port, const Options& o) {
       // with no payload) and a session Terminate after the Accept.
       accepted = true;
       const std::vector<uint8_t> seg(18, 0);
-      SendChunk(fd, kPpidSegment, 2, seg);
-      SendChunk(fd, kPpidControl, 3, Control(kFcTerminate, false));
-      std::printf("sent: segment ssn 2, Terminate ssn 3\n");
+      SendChunk(fd, kPpidSegment, next, seg);
+      SendChunk(fd, kPpidControl, next + 1, Control(kFcTerminate, false));
+      std::printf("sent: segment ssn %u, Terminate ssn %u\n", next, next + 1);
     }
     if (g == Got::kData && accepted && ppid == kPpidSegment && !shut) {
       // The passive side's segment came too: a graceful shutdown (SCTP
@@ -454,8 +393,9 @@ int Connect(const char* addr, const char* port, const Options& o) {
   return 0;
 }
 
-// The hostile answers: after the Accept, the client's first segment ends
-// the association (abort) or the session (end).
+// The hostile answers: after the Accept (or our Initiate, active/active),
+// the client's first segment ends the association (abort) or the session
+// (end, initiate).
 bool Hostile(int fd, const std::string& answer) {
   if (answer == "abort") {
     linger lg{1, 0};
@@ -549,7 +489,7 @@ int Serve(const char* addr, const char* port, const Options& o) {
       rc = 0;
     }
     if (g == Got::kData && ppid == kPpidSegment && answered && !ended &&
-        (o.answer == "abort" || o.answer == "end")) {
+        (o.answer == "abort" || o.answer == "end" || o.answer == "initiate")) {
       ended = true;
       if (Hostile(fd, o.answer)) break;
     }

@@ -6,7 +6,9 @@
 # Terminate the RFCs prescribe, the server's QP state and completions, and
 # the guard bytes around every buffer. With CRC (the default) and again
 # without. Then the kernel consumer's fast-register MR read under a Send
-# with Invalidate (rddp_kverbs serve_read=1). Afterwards nothing is left and
+# with Invalidate (rddp_kverbs serve_read=1). Then the SCTP mode
+# (--sctp, tests/verbs/hostile_sctp.cc): the same kind of peer speaking DDP
+# over SCTP (draft-ietf-rddp-sctp-00). Afterwards nothing is left and
 # rddp unloads.
 #
 # `hostile.sh siw` runs the same cases against upstream siw instead, as a
@@ -61,5 +63,23 @@ for crc in 1 0; do
 	t_like "crc=$crc: no QP left" '^$' sh -c 'rdma res show qp | grep -v "^$" || true'
 	t_like "crc=$crc: no cm_id left" '^$' sh -c 'rdma res show cm_id | grep -v "^$" || true'
 done
+# DDP over SCTP (draft-ietf-rddp-sctp-00): the same peer's SCTP mode
+# (tests/verbs/hostile_sctp.cc, Documentation/conformance.md). transport
+# sctp: rddp's own connects (the cases where it is the Initiator) use SCTP,
+# and its listeners take SCTP; peer-timeout-ms 3000 bounds a DDP-SSN gap.
+# qemu's debug kernel is built without SCTP (tools/check.sh): skipped there.
+ctl=/rddp/build/cmake/userspace/rddpctl/rddpctl
+if modprobe -q sctp 2>/dev/null || [ -d /proc/net/sctp ]; then
+	t_run "rddpctl dev set rddp0 transport sctp peer-timeout-ms 3000" \
+		$ctl dev set rddp0 transport sctp peer-timeout-ms 3000
+	out=$(timeout 900 "$bin" --sctp --peer-timeout-ms=3000 $ip 2>&1)
+	rc=$?
+	t_relay sctp <<<"$out"
+	t_run "sctp: hostile peer program exits 0" test "$rc" -eq 0
+	t_like "sctp: no QP left" '^$' sh -c 'rdma res show qp | grep -v "^$" || true'
+	t_like "sctp: no cm_id left" '^$' sh -c 'rdma res show cm_id | grep -v "^$" || true'
+else
+	t_skip "sctp: the hostile peer over SCTP" "this kernel has no SCTP"
+fi
 t_run "rdma link delete" rdma link delete rddp0
 t_run "rmmod rddp" rmmod rddp

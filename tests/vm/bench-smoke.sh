@@ -24,14 +24,6 @@ set -u
 bench=/rddp/build/cmake/userspace/rddp-bench/rddp-bench
 ip=198.51.100.1
 quick=(--benchmark_min_time=0.05)
-exits() { # CODE CMD...: CMD exits with CODE
-	local want=$1
-	shift
-	"$@"
-	local rc=$?
-	echo "[exit $rc]"
-	[ "$rc" -eq "$want" ]
-}
 jqt() { # FILE FILTER: FILE passes jq -e FILTER
 	jq -e "$2" "$1"
 }

@@ -14,6 +14,8 @@
 #   rddp_counter NAME, rddp_counter_above NAME MIN   rddp0's device counters
 #   t_relay PREFIX              a program's TAP (stdin) as checks "PREFIX: NAME"
 #   t_mounted DIR               something is mounted on DIR
+#   exits CODE CMD...           CMD exits with CODE (for t_like: its output, then "[exit N]")
+#   user CMD...                 CMD as the unprivileged user (uid and gid 1000, no groups)
 #   hostile_kernel_read BIN ADDR PREFIX [ARG...]   a peer reads a kernel consumer's MR
 #   perf_retry CMD...           CMD, again (3 runs at most) on perftest's handshake race
 #   rping_run SECONDS ARGS...   rping, its exit race at the end (rdma-core 44) taken as success
@@ -201,6 +203,16 @@ hostile_kernel_read() {
 
 # t_mounted DIR: something is mounted on DIR (busybox has no mountpoint).
 t_mounted() { grep -q " $1 " /proc/mounts; }
+
+exits() { # CODE CMD...: CMD exits with CODE
+	local want=$1
+	shift
+	"$@"
+	local rc=$?
+	echo "[exit $rc]"
+	[ "$rc" -eq "$want" ]
+}
+user() { setpriv --reuid=1000 --regid=1000 --clear-groups "$@"; }
 
 setup_dummy() {
 	modprobe dummy numdummies=1 &&

@@ -48,15 +48,6 @@ t_like "rddpctl in ns1 shows rddp1 only" '^\["rddp1"\]$' \
 # user's own namespace pair (unshare -Urn) holding a device lets that user
 # change it, and a second namespace of that user's own neither sees nor
 # changes any other device.
-user() { setpriv --reuid=1000 --regid=1000 --clear-groups "$@"; }
-exits() { # CODE CMD...: CMD exits with CODE
-	local want=$1
-	shift
-	"$@"
-	local rc=$?
-	echo "[exit $rc]"
-	[ "$rc" -eq "$want" ]
-}
 crc_of() { # NS-CMD...: the crc setting rddpctl shows there
 	local out
 	out=$("$@" $rddpctl -j dev show) || return 1

@@ -11,15 +11,6 @@
 
 ctl=/rddp/build/cmake/userspace/rddpctl/rddpctl
 ip=198.51.100.1
-user() { setpriv --reuid=1000 --regid=1000 --clear-groups "$@"; }
-exits() { # CODE CMD...: CMD exits with CODE
-	local want=$1
-	shift
-	"$@"
-	local rc=$?
-	echo "[exit $rc]"
-	[ "$rc" -eq "$want" ]
-}
 jqt() { # FILTER CMD...: CMD's output passes jq -e FILTER
 	local f=$1
 	shift

@@ -295,6 +295,7 @@ static void rddp_rx_read(struct sock *sk, struct rddp_stream *s)
 	if (s->rx_stopped)
 		return;
 	tcp_read_sock(sk, &desc, rddp_rx_actor);
+	rddp_rx_batch_end(s);
 	rddp_rx_watch(s);
 }
 

@@ -1006,6 +1006,7 @@ static void rddp_sctp_rx_work(struct work_struct *work)
 	if (READ_ONCE(s->rx_stopped))
 		return;
 	more = rddp_sctp_rx_run(s);
+	rddp_rx_batch_end(s);
 	rddp_sctp_gap_watch(l);
 	if (more)
 		queue_work(rddp_wq, &l->rx_work);	/* yield, then go on */

@@ -332,8 +332,16 @@ static int rddp_rx_read_req(struct rddp_stream *s, bool rtr)
 				    qp->base.qp_num, s->p.ird);
 		return rddp_rx_fail(s, RDDP_ERR_DDP_U_NO_BUF, s->rx_small);
 	}
-	rddp_tx_kick(qp);
+	s->rx_reads_queued = true;	/* TX at the batch's end */
 	return 0;
+}
+
+void rddp_rx_batch_end(struct rddp_stream *s)
+{
+	if (!s->rx_reads_queued)
+		return;
+	s->rx_reads_queued = false;
+	rddp_tx_kick(s->qp);
 }
 
 static int rddp_rx_terminate(struct rddp_stream *s)

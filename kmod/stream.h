@@ -273,6 +273,8 @@ struct rddp_stream_params {
  * @rx_mpa: RX: the MPA deframer (llp_mpa.c)
  * @rx_stopped: RX: the stream stopped; nothing more is read
  * @rx_rtr_pending: RX, responder: the first message is the RTR
+ * @rx_reads_queued: RX: this receive batch queued Read Requests; TX is
+ *	kicked once, at the batch's end (rddp_rx_batch_end())
  * @rx_hdr: RX: the header of the segment being received
  * @rx_raw_hdr: RX: that header as received, for a Terminate
  * @rx_seg_len: RX: that segment's payload octets
@@ -376,6 +378,7 @@ struct rddp_stream {
 	struct rddp_mpa_rx rx_mpa;
 	bool rx_stopped;
 	bool rx_rtr_pending;
+	bool rx_reads_queued;
 	struct rddp_hdr rx_hdr;
 	u8 rx_raw_hdr[RDDP_DDP_UNTAGGED_HDR_LEN];
 	u32 rx_seg_len;
@@ -499,6 +502,20 @@ void rddp_sqw_reap(struct rddp_stream *s);
  * LLP's RX context.
  */
 extern const struct rddp_mpa_rx_ops rddp_ddp_rx_ops;
+
+/**
+ * rddp_rx_batch_end() - the end of one receive batch of an LLP
+ * @s: the stream
+ *
+ * An LLP calls it after each run of its receive path that may have fed
+ * rddp_ddp_rx_ops: what a socket read or a receive work item delivered in
+ * one go. The Read Requests of the batch were queued without waking TX;
+ * TX is woken here, once. So a batch is held against the IRD whole (RFC
+ * 5040 §6.3: more Read Requests than the IRD in one batch end the stream
+ * whatever the CPUs' timing), and a burst of Reads wakes TX once. In the
+ * LLP's RX context.
+ */
+void rddp_rx_batch_end(struct rddp_stream *s);
 
 /**
  * rddp_rx_place_tagged() - place a tagged segment that arrived ahead of

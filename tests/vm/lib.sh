@@ -143,7 +143,8 @@ rddp_counter_above() {
 }
 
 # t_relay PREFIX: a test program's TAP on stdin, each line a check of this
-# suite named "PREFIX: NAME"; comment lines are echoed.
+# suite named "PREFIX: NAME"; comment lines (a failed check's diagnosis)
+# are echoed and kept in the TAP file, so make check's log shows them.
 t_relay() {
 	local line name re='^(not )?ok [0-9]+ - (.*)$'
 	while IFS= read -r line; do
@@ -152,7 +153,7 @@ t_relay() {
 		case $line in
 		"ok "*) t_ok "$1: $name" ;;
 		"not ok "*) t_fail "$1: $name" ;;
-		"#"*) echo "$line" ;;
+		"#"*) echo "$line" && echo "$line" >>"$_t_tap" ;;
 		esac
 	done
 }

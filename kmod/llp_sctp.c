@@ -925,23 +925,16 @@ static bool rddp_sctp_rx_one(struct rddp_stream *s)
  * peer left a gap that it does not fill, and the chunks after it held. As
  * over MPA for an FPDU left incomplete (stream.c), the stream ends with a
  * Terminate (RFC 5040 §5.3); the chunks go with the link. Re-arms itself
- * when RX saw a new gap since it was armed; RX arms it again for a later
- * one.
+ * when RX saw a new gap since it was armed (rddp_stream_peer_late()); RX
+ * arms it again for a later one.
  */
 static void rddp_sctp_gap_timer(struct timer_list *t)
 {
 	struct rddp_sctp_link *l = from_timer(l, t, gap_timer);
 	struct rddp_stream *s = l->stream;
-	unsigned long end = READ_ONCE(l->gap_since) +
-			    msecs_to_jiffies(s->p.peer_timeout_ms);
 
-	if (READ_ONCE(s->stopped) || atomic_read(&s->term_set) ||
-	    !READ_ONCE(l->gap))
+	if (!rddp_stream_peer_late(s, t, &l->gap_since, &l->gap))
 		return;
-	if (time_before(jiffies, end)) {
-		mod_timer(t, end);
-		return;
-	}
 	/* The peer writes this line: rate-limited. */
 	pr_info_ratelimited("rddp: QP %u: SCTP: DDP-SSN %u missing for %u ms while later chunks are held (§7)\n",
 			    s->qp->base.qp_num, READ_ONCE(l->gap_ssn),

@@ -349,21 +349,39 @@ void rddp_mr_put(struct rddp_mr *mr)
 		queue_work(rddp_mr_wq, &mr->free_work);
 }
 
+/*
+ * Where @to lies in the MR's page list of @npages pages of 1 << @shift
+ * bytes (the list starts first_off before va): the page's index in *@idx,
+ * the offset in it in *@off, the bytes contiguous from there (to the end
+ * of that page) in *@contig. The caller keeps the list still (mem.h: a
+ * fast-register MR's under @lock). Return: false, *@contig untouched, when
+ * @to is outside the MR or the list.
+ */
+static bool rddp_mr_locate(const struct rddp_mr *mr, u64 to, unsigned int shift,
+			   u64 npages, u64 *idx, u64 *off, u32 *contig)
+{
+	u64 pos;
+
+	if (to < mr->va || to - mr->va >= mr->len)
+		return false;
+	pos = to - mr->va + mr->first_off;
+	*idx = pos >> shift;
+	*off = pos & (BIT_ULL(shift) - 1);
+	if (*idx >= npages)
+		return false;
+	*contig = min_t(u64, BIT_ULL(shift) - *off, U32_MAX);
+	return true;
+}
+
 /* A fast-register MR's address of @to, contiguous for *@contig bytes; under @lock. */
 static u8 *rddp_mr_fr_addr(struct rddp_mr *mr, u64 to, u32 *contig)
 {
-	unsigned int shift = mr->fr_page_shift;
-	u64 pos, idx, off;
+	u64 idx, off;
 
 	lockdep_assert_held(&mr->lock);
-	if (to < mr->va || to - mr->va >= mr->len)
+	if (!rddp_mr_locate(mr, to, mr->fr_page_shift, mr->fr_npages, &idx,
+			    &off, contig))
 		return NULL;
-	pos = to - mr->va + mr->first_off;
-	idx = pos >> shift;
-	off = pos & (BIT_ULL(shift) - 1);
-	if (idx >= mr->fr_npages)
-		return NULL;
-	*contig = min_t(u64, BIT_ULL(shift) - off, U32_MAX);
 	return (u8 *)(uintptr_t)mr->fr_pages[idx] + off;
 }
 
@@ -424,16 +442,11 @@ u32 rddp_mr_copy(struct rddp_mr *mr, u32 stag, u32 gen, u64 to, u8 *buf,
 
 u8 *rddp_mr_addr(struct rddp_mr *mr, u64 to, u32 *contig)
 {
-	u64 pos, idx, off;
+	u64 idx, off;
 
-	if (mr->dma_mr || mr->fr || to < mr->va || to - mr->va >= mr->len)
+	if (mr->dma_mr || mr->fr ||
+	    !rddp_mr_locate(mr, to, PAGE_SHIFT, mr->npages, &idx, &off, contig))
 		return NULL;
-	pos = to - mr->va + mr->first_off;
-	idx = pos >> PAGE_SHIFT;
-	off = pos & ~PAGE_MASK;
-	if (idx >= mr->npages)
-		return NULL;
-	*contig = PAGE_SIZE - off;
 	return (u8 *)page_address(mr->pages[idx]) + off;
 }
 

@@ -89,6 +89,22 @@ void rddp_stream_free(struct rddp_stream *s)
 	call_rcu(&s->rcu, rddp_stream_free_rcu);
 }
 
+bool rddp_stream_peer_late(struct rddp_stream *s, struct timer_list *t,
+			   const unsigned long *since, const bool *waiting)
+{
+	unsigned long end = READ_ONCE(*since) +
+			    msecs_to_jiffies(s->p.peer_timeout_ms);
+
+	if (READ_ONCE(s->stopped) || atomic_read(&s->term_set) ||
+	    !READ_ONCE(*waiting))
+		return false;	/* RX arms @t again for its next wait */
+	if (time_before(jiffies, end)) {
+		mod_timer(t, end);
+		return false;
+	}
+	return true;
+}
+
 /*
  * An FPDU has stayed incomplete for the liveness bound while TCP stays up:
  * the peer stopped inside it and keeps answering TCP, which neither
@@ -98,21 +114,14 @@ void rddp_stream_free(struct rddp_stream *s)
  * being written and its pinned pages for as long as it liked. The stream
  * ends with a Terminate (RFC 5040 §5.3). RX arms the timer (llp_mpa.c) and
  * records when the FPDU was first seen; the timer re-arms itself when
- * another FPDU has begun since.
+ * another FPDU has begun since (rddp_stream_peer_late()).
  */
 static void rddp_stream_stall_timer(struct timer_list *t)
 {
 	struct rddp_stream *s = from_timer(s, t, rx_stall_timer);
-	unsigned long end = READ_ONCE(s->rx_stall_since) +
-			    msecs_to_jiffies(s->p.peer_timeout_ms);
 
-	if (READ_ONCE(s->stopped) || atomic_read(&s->term_set) ||
-	    !READ_ONCE(s->rx_in_fpdu))
-		return;	/* RX arms it again for the next incomplete FPDU */
-	if (time_before(jiffies, end)) {
-		mod_timer(t, end);
+	if (!rddp_stream_peer_late(s, t, &s->rx_stall_since, &s->rx_in_fpdu))
 		return;
-	}
 	/* The peer writes this line: rate-limited. */
 	pr_info_ratelimited("rddp: QP %u: an FPDU incomplete for %u ms\n",
 			    s->qp->base.qp_num, s->p.peer_timeout_ms);

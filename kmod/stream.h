@@ -634,6 +634,26 @@ void rddp_stream_term_account(struct rddp_stream *s, bool rx,
 			      const struct rddp_term_info *t);
 
 /**
+ * rddp_stream_peer_late() - whether the peer kept RX waiting too long
+ * @s: the stream
+ * @t: the LLP's liveness timer for the wait, which fired
+ * @since: when RX saw the wait begin (jiffies; RX writes it, WRITE_ONCE)
+ * @waiting: whether RX still waits (RX writes it, WRITE_ONCE)
+ *
+ * The check of the LLPs' liveness timers: an FPDU left incomplete over MPA
+ * (stream.c), a DDP-SSN missing over SCTP (llp_sctp.c), each bounded by
+ * peer_timeout_ms while the LLP itself stays up. A wait that began less
+ * than peer_timeout_ms ago re-arms @t for its end. Softirq; reads only what
+ * RX recorded.
+ *
+ * Return: true when the stream must end with an error; false when it
+ * stopped, already has an error, RX no longer waits, or the wait has time
+ * left.
+ */
+bool rddp_stream_peer_late(struct rddp_stream *s, struct timer_list *t,
+			   const unsigned long *since, const bool *waiting);
+
+/**
  * rddp_stream_error() - record the stream's first error and have the CM
  * stop it
  * @s: the stream

@@ -11,9 +11,12 @@ extern "C" {
 #include <rddp/rdmap.h>
 }
 
+#include <arpa/inet.h>
 #include <infiniband/verbs.h>
+#include <netinet/in.h>
 #include <poll.h>
 #include <rdma/rdma_cma.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -24,6 +27,7 @@ extern "C" {
 #include <cstring>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -42,6 +46,9 @@ constexpr uint32_t kTargetLen = 4096;  // the victim's tagged buffer (its MR)
 constexpr uint32_t kRecvLen = 1024;    // each posted receive
 constexpr int kRecvs = 4;
 constexpr int kTimeoutMs = 10000;
+// The IRD and ORD of both ends: the victim's rdma_accept or rdma_connect,
+// the SCTP peer's Initiate or Accept.
+constexpr uint16_t kDepth = 4;
 
 // RFC 5040 §4.8 / RFC 5041 §7.2 / RFC 5044 §8 Terminate fields.
 struct TermWant {
@@ -79,6 +86,16 @@ inline std::string Hex(uint32_t v) {
   char b[16];
   std::snprintf(b, sizeof(b), "0x%x", v);
   return b;
+}
+
+// A Terminate came, with @want's layer, type and code.
+inline bool TermIs(const std::optional<rddp_term>& t, TermWant want) {
+  return t && t->layer == want.layer && t->etype == want.etype && t->ecode == want.ecode;
+}
+// "Terminate layer L type T code 0xC": the check's name for @want.
+inline std::string TermName(TermWant want) {
+  return "Terminate layer " + std::to_string(want.layer) + " type " + std::to_string(want.etype) +
+         " code " + Hex(want.ecode);
 }
 
 struct CmEventDeleter {
@@ -175,6 +192,18 @@ struct Victim {
     }
     return State() == want;
   }
+  // A signaled Send of @data, copied into the sink first.
+  bool PostSend(const std::vector<uint8_t>& data, const std::string& name) const {
+    std::copy(data.begin(), data.end(), sink->Data());
+    ibv_sge sge{Addr(sink->Data()), static_cast<uint32_t>(data.size()), sink_mr->lkey};
+    ibv_send_wr wr{};
+    ibv_send_wr* bad = nullptr;
+    wr.opcode = IBV_WR_SEND;
+    wr.send_flags = IBV_SEND_SIGNALED;
+    wr.sg_list = &sge;
+    wr.num_sge = 1;
+    return tap.Zero(ibv_post_send(id->qp, &wr, &bad), name + ": post a Send");
+  }
 };
 
 // Header builders (RFC 5041 §4.2, §4.3; RFC 5040 §4.3).
@@ -255,6 +284,183 @@ inline bool BuildVictim(Victim& v, ibv_pd* pd, ibv_pd* pd2, const std::string& n
   }
   return true;
 }
+// RFC 5040 §4.4: a Read Request's payload asking for @size octets of
+// @stag at @to, into a sink (STag 0x4400, TO 0x1000) the victim never
+// checks.
+inline std::vector<uint8_t> ReadReqPayload(uint32_t stag, uint64_t to, uint32_t size) {
+  rddp_read_req r{};
+  r.sink_stag = 0x4400;
+  r.sink_to = 0x1000;
+  r.size = size;
+  r.src_stag = stag;
+  r.src_to = to;
+  std::vector<uint8_t> b(RDDP_RDMAP_RREQ_LEN);
+  rddp_read_req_build(&r, b.data());
+  return b;
+}
+
+// A Terminate copies the offending segment (RFC 5040 §4.8): its DDP
+// header, and its DDP Segment Length, which must be @sent (@what: how the
+// check names that length).
+inline void ExpectTermCopies(const std::string& name, const rddp_term& t, uint32_t sent,
+                             const std::string& what) {
+  tap.Check(t.d && (t.ddp_hdr_len == RDDP_DDP_TAGGED_HDR_LEN ||
+                    t.ddp_hdr_len == RDDP_DDP_UNTAGGED_HDR_LEN),
+            name + ": the Terminate copies the offending DDP header (RFC 5040 §4.8)");
+  tap.Check(t.m && t.seg_len == sent,
+            name + ": its DDP Segment Length is " + what + " (RFC 5040 §4.8)",
+            "M " + std::to_string(t.m) + ", length " + std::to_string(t.seg_len) + ", sent " +
+                std::to_string(sent));
+}
+
+// The victim after the Terminate it sent (RFC 5040 §5.3): the QP in ERROR,
+// the posted receives completing in error, nothing placed outside a buffer.
+inline void ExpectVictimTerminated(const std::string& name, const Victim& v) {
+  tap.Check(v.WaitState(IBV_QPS_ERR, kTimeoutMs), name + ": the victim's QP is in ERROR");
+  std::vector<ibv_wc> wcs = v.Poll(kRecvs, kTimeoutMs);
+  const bool flushed = !wcs.empty() && std::all_of(wcs.begin(), wcs.end(), [](const ibv_wc& wc) {
+    return wc.status != IBV_WC_SUCCESS;
+  });
+  tap.Check(flushed, name + ": the posted receives complete in error",
+            std::to_string(wcs.size()) + " completions");
+  tap.Check(v.GuardsIntact(), name + ": no byte placed outside the buffers");
+}
+
+// The victim's QP reaches ERROR within @ms and each of the @recvs receives
+// still posted completes in error; nothing placed outside a buffer.
+inline void ExpectQpFlushed(const std::string& name, const Victim& v, int ms,
+                            size_t recvs = kRecvs) {
+  tap.Check(v.WaitState(IBV_QPS_ERR, ms), name + ": the victim's QP is in ERROR");
+  auto wcs = v.Poll(recvs, kTimeoutMs);
+  tap.Check(wcs.size() == recvs &&
+                std::all_of(wcs.begin(), wcs.end(),
+                            [](const ibv_wc& wc) { return wc.status != IBV_WC_SUCCESS; }),
+            name + ": every posted receive completes in error",
+            std::to_string(wcs.size()) + " completions");
+  tap.Check(v.GuardsIntact(), name + ": guards intact");
+}
+
+// The peer's listening socket @fd for rddp's connect: bound to @addr's
+// address on a port of its own, listening. The port (network order), 0 on
+// failure.
+inline uint16_t ListenOn(int fd, const sockaddr_in& addr) {
+  sockaddr_in a = addr;
+  a.sin_port = 0;
+  socklen_t len = sizeof(a);
+  if (fd < 0 || bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof(a)) || listen(fd, 1) ||
+      getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len))
+    return 0;
+  return a.sin_port;
+}
+// The connection the listening @lfd takes within @ms, or -1.
+inline int AcceptWithin(int lfd, int ms) {
+  pollfd pfd{lfd, POLLIN, 0};
+  if (poll(&pfd, 1, ms) != 1) return -1;
+  return accept(lfd, nullptr, nullptr);
+}
+
+// The victim's side of either transport: a librdmacm listener on ADDR
+// (rddp listens on TCP, and on SCTP where the device's transport allows,
+// on its port), the PDs of the victims' QPs and MRs (a second one for an
+// SRQ's and another PD's MR), and rddp's active side towards the peer's
+// listener. hostile_test.cc's Harness (MPA over TCP) and hostile_sctp.cc's
+// SctpHarness add their transport's setup.
+class VictimSide {
+ public:
+  explicit VictimSide(const char* addr) {
+    ch_ = rdma_create_event_channel();
+    if (!ch_ || rdma_create_id(ch_, &listen_, nullptr, RDMA_PS_TCP)) return;
+    sockaddr_in sin{};
+    sin.sin_family = AF_INET;
+    if (inet_pton(AF_INET, addr, &sin.sin_addr) != 1) return;
+    if (rdma_bind_addr(listen_, reinterpret_cast<sockaddr*>(&sin)) || rdma_listen(listen_, 8))
+      return;
+    to_ = sin;
+    to_.sin_port = rdma_get_src_port(listen_);
+    pd_ = ibv_alloc_pd(listen_->verbs);
+    pd2_ = ibv_alloc_pd(listen_->verbs);
+  }
+  ~VictimSide() {
+    if (pd2_) ibv_dealloc_pd(pd2_);
+    if (pd_) ibv_dealloc_pd(pd_);
+    if (listen_) rdma_destroy_id(listen_);
+    if (ch_) rdma_destroy_event_channel(ch_);
+  }
+  VictimSide(const VictimSide&) = delete;
+  VictimSide& operator=(const VictimSide&) = delete;
+  bool Ready() const { return pd_ != nullptr && pd2_ != nullptr; }
+  const sockaddr_in& To() const { return to_; }
+  rdma_event_channel* Ch() const { return ch_; }
+  ibv_pd* Pd() const { return pd_; }
+
+  // The victim's CQ, MRs and QP on v.id, receives posted.
+  bool BuildVictim(Victim& v, const std::string& name) {
+    return rddp_hostile::BuildVictim(v, pd_, pd2_, name);
+  }
+  // The victim takes the connection request @ev: its cm_id, QP, MRs and
+  // receives; rdma_accept is the caller's.
+  bool TakeRequest(CmEvent ev, Victim& v, const std::string& name) {
+    v.id = ev->id;
+    ev.reset();
+    return BuildVictim(v, name);
+  }
+  // rddp as the active side: v.id resolves its way to @port (network
+  // order; 0: the peer has no listener, @listener names it) on To()'s
+  // address, and the victim's QP, MRs and receives are built on it;
+  // rdma_connect is the caller's.
+  bool Dial(Victim& v, uint16_t port, const std::string& name, const std::string& listener) {
+    sockaddr_in dst = to_;
+    dst.sin_port = port;
+    sockaddr_in src = to_;
+    src.sin_port = 0;
+    if (!dst.sin_port || rdma_create_id(ch_, &v.id, nullptr, RDMA_PS_TCP) ||
+        rdma_resolve_addr(v.id, reinterpret_cast<sockaddr*>(&src),
+                          reinterpret_cast<sockaddr*>(&dst), kTimeoutMs)) {
+      return tap.Check(false, name + ": " + listener + " and rdma_resolve_addr",
+                       std::strerror(errno));
+    }
+    CmEvent ev = NextEvent(ch_, kTimeoutMs);
+    if (!ev || ev->event != RDMA_CM_EVENT_ADDR_RESOLVED || rdma_resolve_route(v.id, kTimeoutMs))
+      return tap.Check(false, name + ": address resolved");
+    ev = NextEvent(ch_, kTimeoutMs);
+    if (!ev || ev->event != RDMA_CM_EVENT_ROUTE_RESOLVED) return tap.Check(false, name + ": route");
+    ev.reset();
+    return BuildVictim(v, name);
+  }
+  // The listener's ULP hears of no connection request within @ms (one
+  // that comes is rejected).
+  void ExpectNoRequest(const std::string& name, int ms) {
+    CmEvent ev = NextEvent(ch_, ms);
+    tap.Check(!ev, name + ": the listener's ULP sees no connection request",
+              ev ? rdma_event_str(ev->event) : "");
+    if (ev && ev->event == RDMA_CM_EVENT_CONNECT_REQUEST) {
+      rdma_cm_id* id = ev->id;
+      ev.reset();
+      rdma_reject(id, nullptr, 0);
+      rdma_destroy_id(id);
+    }
+  }
+  // Events left over (DISCONNECTED) are acknowledged and dropped.
+  void Drain() {
+    while (NextEvent(ch_, 50)) {
+    }
+  }
+  // IRD = ORD = kDepth: the victim's rdma_accept and rdma_connect.
+  static rdma_conn_param Depths() {
+    rdma_conn_param cp{};
+    cp.responder_resources = kDepth;
+    cp.initiator_depth = kDepth;
+    return cp;
+  }
+
+ private:
+  rdma_event_channel* ch_ = nullptr;
+  rdma_cm_id* listen_ = nullptr;
+  ibv_pd* pd_ = nullptr;
+  ibv_pd* pd2_ = nullptr;  // an SRQ's, and another PD's MR
+  sockaddr_in to_{};
+};
+
 // rddp_hostile --sctp ADDR [FILTER] (hostile_sctp.cc): the SCTP mode;
 // @peer_timeout_ms is the device's peer_timeout_ms. Returns the exit status.
 int SctpMode(const char* addr, const std::string& filter, int peer_timeout_ms);

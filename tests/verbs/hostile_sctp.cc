@@ -67,9 +67,6 @@ using rddp_test::SctpMsg;
 
 constexpr uint32_t kAliDdp = 1;      // §2.1: DDP only
 constexpr uint32_t kAliDdpRdma = 2;  // §2.1: DDP+RDMA, what rddp needs
-// The IRD and ORD of both ends: the peer's Initiate or Accept, the
-// victim's rdma_accept or rdma_connect.
-constexpr uint16_t kDepth = 4;
 // The ULP private data the peer sends after rddp's IRD/ORD prefix.
 const std::vector<uint8_t> kUlpPd = {'h', 'o', 's', 't', 'i', 'l', 'e'};
 
@@ -155,18 +152,10 @@ class SctpPeer {
   // connect; the port it got (network order), 0 on failure.
   uint16_t Listen(const sockaddr_in& addr) {
     lfd_ = rddp_test::SctpSocket(AF_INET, kAliDdpRdma);
-    sockaddr_in a = addr;
-    a.sin_port = 0;
-    socklen_t len = sizeof(a);
-    if (lfd_ < 0 || bind(lfd_, reinterpret_cast<sockaddr*>(&a), sizeof(a)) || listen(lfd_, 1) ||
-        getsockname(lfd_, reinterpret_cast<sockaddr*>(&a), &len))
-      return 0;
-    return a.sin_port;
+    return ListenOn(lfd_, addr);
   }
   bool Accept(int ms) {
-    pollfd pfd{lfd_, POLLIN, 0};
-    if (poll(&pfd, 1, ms) != 1) return false;
-    fd_ = accept(lfd_, nullptr, nullptr);
+    fd_ = AcceptWithin(lfd_, ms);
     return fd_ >= 0;
   }
   int Fd() const { return fd_; }
@@ -325,39 +314,15 @@ class SctpPeer {
   Got got_;
 };
 
-// The victim's side: a librdmacm listener (rddp listens on TCP and SCTP
-// on its port), PDs, and rddp as the Initiator.
-class SctpHarness {
+// The victim's side (hostile.h) with the DDP Stream Session's setup, rddp
+// as the Responder or the Initiator.
+class SctpHarness : public VictimSide {
  public:
-  explicit SctpHarness(const char* addr) {
-    ch_ = rdma_create_event_channel();
-    if (!ch_ || rdma_create_id(ch_, &listen_, nullptr, RDMA_PS_TCP)) return;
-    sockaddr_in sin{};
-    sin.sin_family = AF_INET;
-    if (inet_pton(AF_INET, addr, &sin.sin_addr) != 1) return;
-    if (rdma_bind_addr(listen_, reinterpret_cast<sockaddr*>(&sin)) || rdma_listen(listen_, 8))
-      return;
-    to_ = sin;
-    to_.sin_port = rdma_get_src_port(listen_);
-    pd_ = ibv_alloc_pd(listen_->verbs);
-    pd2_ = ibv_alloc_pd(listen_->verbs);
-  }
-  ~SctpHarness() {
-    if (pd2_) ibv_dealloc_pd(pd2_);
-    if (pd_) ibv_dealloc_pd(pd_);
-    if (listen_) rdma_destroy_id(listen_);
-    if (ch_) rdma_destroy_event_channel(ch_);
-  }
-  SctpHarness(const SctpHarness&) = delete;
-  SctpHarness& operator=(const SctpHarness&) = delete;
-  bool Ready() const { return pd_ != nullptr && pd2_ != nullptr; }
-  const sockaddr_in& To() const { return to_; }
-  rdma_event_channel* Ch() const { return ch_; }
-  ibv_pd* Pd() const { return pd_; }
+  using VictimSide::VictimSide;
 
   // The listener's CONNECT_REQUEST within @ms (in @ev), or false.
   bool Request(CmEvent* ev, const std::string& n, int ms = kTimeoutMs) {
-    *ev = NextEvent(ch_, ms);
+    *ev = NextEvent(Ch(), ms);
     const bool ok = *ev && (*ev)->event == RDMA_CM_EVENT_CONNECT_REQUEST;
     return tap.Check(ok, n + ": the listener's ULP gets the connection request",
                      *ev ? rdma_event_str((*ev)->event) : "no event");
@@ -365,14 +330,10 @@ class SctpHarness {
   // The victim takes the request @ev: its QP, MRs and receives, then
   // rdma_accept (IRD = ORD = 4) and ESTABLISHED.
   bool Accept(CmEvent ev, Victim& v, const std::string& n) {
-    v.id = ev->id;
-    ev.reset();
-    if (!BuildVictim(v, pd_, pd2_, n)) return false;
-    rdma_conn_param cp{};
-    cp.responder_resources = kDepth;
-    cp.initiator_depth = kDepth;
+    if (!TakeRequest(std::move(ev), v, n)) return false;
+    rdma_conn_param cp = Depths();
     if (!tap.Zero(rdma_accept(v.id, &cp), n + ": rdma_accept")) return false;
-    CmEvent est = NextEvent(ch_, kTimeoutMs);
+    CmEvent est = NextEvent(Ch(), kTimeoutMs);
     return tap.Check(est && est->event == RDMA_CM_EVENT_ESTABLISHED,
                      n + ": the victim's connection is established",
                      est ? rdma_event_str(est->event) : "no event");
@@ -380,7 +341,7 @@ class SctpHarness {
   // A fresh session: the association, the peer's Initiate (IRD = ORD = 4),
   // the victim's accept and its Accept (DDP-SSN 1, §3.2).
   bool Connect(SctpPeer& p, Victim& v, const std::string& n) {
-    if (!p.Connect(to_) || !p.Initiate())
+    if (!p.Connect(To()) || !p.Initiate())
       return tap.Check(false, n + ": SCTP association and Initiate", std::strerror(errno));
     CmEvent ev;
     if (!Request(&ev, n) || !Accept(std::move(ev), v, n)) return false;
@@ -394,39 +355,11 @@ class SctpHarness {
   // rddp as the Initiator (the device's transport: sctp): the victim
   // connects to @p's SCTP listener, @p takes the association.
   bool ConnectOut(SctpPeer& p, Victim& v, const std::string& n) {
-    sockaddr_in dst = to_;
-    dst.sin_port = p.Listen(to_);
-    sockaddr_in src = to_;
-    src.sin_port = 0;
-    if (!dst.sin_port || rdma_create_id(ch_, &v.id, nullptr, RDMA_PS_TCP) ||
-        rdma_resolve_addr(v.id, reinterpret_cast<sockaddr*>(&src),
-                          reinterpret_cast<sockaddr*>(&dst), kTimeoutMs))
-      return tap.Check(false, n + ": an SCTP listener and rdma_resolve_addr", std::strerror(errno));
-    CmEvent ev = NextEvent(ch_, kTimeoutMs);
-    if (!ev || ev->event != RDMA_CM_EVENT_ADDR_RESOLVED || rdma_resolve_route(v.id, kTimeoutMs))
-      return tap.Check(false, n + ": address resolved");
-    ev = NextEvent(ch_, kTimeoutMs);
-    if (!ev || ev->event != RDMA_CM_EVENT_ROUTE_RESOLVED) return tap.Check(false, n + ": route");
-    ev.reset();
-    if (!BuildVictim(v, pd_, pd2_, n)) return false;
-    rdma_conn_param cp{};
-    cp.responder_resources = kDepth;
-    cp.initiator_depth = kDepth;
+    if (!Dial(v, p.Listen(To()), n, "an SCTP listener")) return false;
+    rdma_conn_param cp = Depths();
     if (!tap.Zero(rdma_connect(v.id, &cp), n + ": rdma_connect")) return false;
     return tap.Check(p.Accept(kTimeoutMs), n + ": rddp's SCTP association arrives");
   }
-  // Events left over are acknowledged and dropped.
-  void Drain() {
-    while (NextEvent(ch_, 50)) {
-    }
-  }
-
- private:
-  rdma_event_channel* ch_ = nullptr;
-  rdma_cm_id* listen_ = nullptr;
-  ibv_pd* pd_ = nullptr;
-  ibv_pd* pd2_ = nullptr;
-  sockaddr_in to_{};
 };
 
 // rddp's Initiate on the association ConnectOut() made: DDP-SSN 1, its
@@ -440,6 +373,11 @@ bool ExpectInitiate(SctpPeer& p, const std::string& n) {
       rddp_sctp_conn_parse(i->pd.data(), static_cast<uint32_t>(i->pd.size()), &c) == RDDP_SCTP_OK &&
       c.ird == kDepth && c.ord == kDepth;
   return tap.Check(ok, n + ": rddp's Initiate: DDP-SSN 1, IRD 4, ORD 4 (§3.2)", g.Str());
+}
+
+// rddp as the Initiator: ConnectOut(), then its Initiate.
+bool InitiatedOut(SctpHarness& h, SctpPeer& p, Victim& v, const std::string& n) {
+  return h.ConnectOut(p, v, n) && ExpectInitiate(p, n);
 }
 
 // ---- the checks ----------------------------------------------------------
@@ -459,42 +397,10 @@ void ExpectSessionTerminated(const std::string& n, SctpPeer& p) {
 void ExpectTerminate(const std::string& n, SctpPeer& p, Victim& v, TermWant want,
                      bool hdr_copied = true) {
   const Got& g = p.Collect(kTimeoutMs, [](const Got& x) { return x.term.has_value(); });
-  const std::optional<rddp_term> t = g.term;
-  tap.Check(t && t->layer == want.layer && t->etype == want.etype && t->ecode == want.ecode,
-            n + ": Terminate layer " + std::to_string(want.layer) + " type " +
-                std::to_string(want.etype) + " code " + Hex(want.ecode),
-            "got " + g.Str());
-  if (t && hdr_copied) {
-    tap.Check(t->d && (t->ddp_hdr_len == RDDP_DDP_TAGGED_HDR_LEN ||
-                       t->ddp_hdr_len == RDDP_DDP_UNTAGGED_HDR_LEN),
-              n + ": the Terminate copies the offending DDP header (RFC 5040 §4.8)");
-    tap.Check(t->m && t->seg_len == p.LastDdpLen(),
-              n + ": its DDP Segment Length is the segment's (RFC 5040 §4.8)",
-              "M " + std::to_string(t->m) + ", length " + std::to_string(t->seg_len) + ", sent " +
-                  std::to_string(p.LastDdpLen()));
-  }
-  tap.Check(v.WaitState(IBV_QPS_ERR, kTimeoutMs), n + ": the victim's QP is in ERROR");
-  std::vector<ibv_wc> wcs = v.Poll(kRecvs, kTimeoutMs);
-  const bool flushed = !wcs.empty() && std::all_of(wcs.begin(), wcs.end(), [](const ibv_wc& wc) {
-    return wc.status != IBV_WC_SUCCESS;
-  });
-  tap.Check(flushed, n + ": the posted receives complete in error",
-            std::to_string(wcs.size()) + " completions");
-  tap.Check(v.GuardsIntact(), n + ": no byte placed outside the buffers");
+  tap.Check(TermIs(g.term, want), n + ": " + TermName(want), "got " + g.Str());
+  if (g.term && hdr_copied) ExpectTermCopies(n, *g.term, p.LastDdpLen(), "the segment's");
+  ExpectVictimTerminated(n, v);
   ExpectSessionTerminated(n, p);
-}
-
-// The listener's ULP hears of nothing.
-void ExpectNoRequest(const std::string& n, SctpHarness& h) {
-  CmEvent ev = NextEvent(h.Ch(), 200);
-  tap.Check(!ev, n + ": the listener's ULP sees no connection request",
-            ev ? rdma_event_str(ev->event) : "");
-  if (ev && ev->event == RDMA_CM_EVENT_CONNECT_REQUEST) {
-    rdma_cm_id* id = ev->id;
-    ev.reset();
-    rdma_reject(id, nullptr, 0);
-    rdma_destroy_id(id);
-  }
 }
 
 // Setup ends without a session. With @terminate (§3.1, §3.4): rddp's
@@ -515,7 +421,7 @@ void ExpectSessionRefused(const std::string& n, SctpHarness& h, SctpPeer& p, boo
   tap.Check(g.end == Got::End::kShutdown,
             n + ": then a graceful SHUTDOWN, not an ABORT of the association (§5, §8.3)", g.Str());
   tap.Check(g.segs.empty() && !g.Find(kFcAccept), n + ": no Accept, no DDP Segment", g.Str());
-  ExpectNoRequest(n, h);
+  h.ExpectNoRequest(n, 200);
 }
 
 // An association indicating @ali (none: nullopt) is refused (§4.1,
@@ -530,7 +436,7 @@ void ExpectAssociationRefused(const std::string& n, SctpHarness& h, SctpPeer& p,
             n + ": rddp aborts the association (§4.1, §8.1)",
             up ? g.Str() : std::string("connect: ") + std::strerror(err));
   tap.Check(g.ctrls.empty() && g.segs.empty(), n + ": no DATA chunk from rddp", g.Str());
-  ExpectNoRequest(n, h);
+  h.ExpectNoRequest(n, 200);
 }
 
 // A Send of 64 octets the victim places and completes.
@@ -555,14 +461,7 @@ void ExpectSendPlaced(const std::string& n, SctpPeer& p, Victim& v) {
 // complete in error, the cm_id is told; and the peer's association ends.
 void ExpectQpEnds(const std::string& n, SctpHarness& h, SctpPeer* p, Victim& v, int ms,
                   size_t recvs = kRecvs) {
-  tap.Check(v.WaitState(IBV_QPS_ERR, ms), n + ": the victim's QP is in ERROR");
-  auto wcs = v.Poll(recvs, kTimeoutMs);
-  tap.Check(wcs.size() == recvs &&
-                std::all_of(wcs.begin(), wcs.end(),
-                            [](const ibv_wc& wc) { return wc.status != IBV_WC_SUCCESS; }),
-            n + ": every posted receive completes in error",
-            std::to_string(wcs.size()) + " completions");
-  tap.Check(v.GuardsIntact(), n + ": guards intact");
+  ExpectQpFlushed(n, v, ms, recvs);
   bool told = false;
   while (CmEvent ev = NextEvent(h.Ch(), kTimeoutMs)) {
     told = ev->event == RDMA_CM_EVENT_DISCONNECTED;
@@ -687,15 +586,8 @@ void ExpectWritePlaced(const std::string& n, SctpPeer& p, Victim& v,
 // RFC 5040 §4.4: a Read Request (MSN @msn) for @size octets of @stag at
 // @to, into a sink the victim never checks.
 bool SendReadReq(SctpPeer& p, uint32_t msn, uint32_t stag, uint64_t to, uint32_t size) {
-  rddp_read_req r{};
-  r.sink_stag = 0x4400;
-  r.sink_to = 0x1000;
-  r.size = size;
-  r.src_stag = stag;
-  r.src_to = to;
-  std::vector<uint8_t> b(RDDP_RDMAP_RREQ_LEN);
-  rddp_read_req_build(&r, b.data());
-  return p.Seg(Untagged(RDDP_OP_READ_REQ, msn, 0, true, RDDP_QN_READ_REQ), b);
+  return p.Seg(Untagged(RDDP_OP_READ_REQ, msn, 0, true, RDDP_QN_READ_REQ),
+               ReadReqPayload(stag, to, size));
 }
 
 // The peer's Send as @segs {MO, length, L} of one message (MSN Msn()),
@@ -755,9 +647,7 @@ void ReadsBeyondIrd(const std::string& n, SctpPeer& p, Victim& v) {
   SendReadReq(p, 1, v.target_mr->rkey, Addr(v.target->Data()), 64);
   p.At(static_cast<uint16_t>(first + 5));
   const Got& g = p.Collect(kTimeoutMs, [](const Got& x) { return x.term.has_value(); });
-  tap.Check(g.term && g.term->layer == kDdpNoBuffer.layer && g.term->etype == kDdpNoBuffer.etype &&
-                g.term->ecode == kDdpNoBuffer.ecode,
-            n + ": Terminate layer 1 type 2 code 0x2", "got " + g.Str());
+  tap.Check(TermIs(g.term, kDdpNoBuffer), n + ": " + TermName(kDdpNoBuffer), "got " + g.Str());
   tap.Check(g.term && g.term->r, n + ": it copies the fifth Read Request (RFC 5040 §4.8)");
   tap.Check(v.WaitState(IBV_QPS_ERR, kTimeoutMs), n + ": the victim's QP is in ERROR");
   tap.Check(v.GuardsIntact(), n + ": guards intact");
@@ -828,10 +718,7 @@ const std::vector<SctpCase>& SessionCases() {
          ExpectTerminate(n, p, v, kDdpCatastrophic, false);
          tap.Check(AllZero(v.recv->Data(), kRecvLen), n + ": nothing placed");
        }},
-      {"draft-ietf-rddp-sctp §6 a Write in SCTP fragments is reassembled and placed",
-       [](const std::string& n, SctpHarness& h, SctpPeer& p, Victim& v) {
-         Fragmented(n, h, p, v);
-       }},
+      {"draft-ietf-rddp-sctp §6 a Write in SCTP fragments is reassembled and placed", Fragmented},
       {"draft-ietf-rddp-sctp §2.2.2 a DDP header cut across two chunks",
        [](const std::string& n, SctpHarness&, SctpPeer& p, Victim& v) {
          std::array<uint8_t, RDDP_DDP_UNTAGGED_HDR_LEN> hdr{};
@@ -916,10 +803,8 @@ const std::vector<SctpCase>& SessionCases() {
          p.Send(Pattern(64, 3));
          ExpectQpEnds(n, h, &p, v, 3 * g_peer_timeout_ms + 5000);
          const Got& g = p.CollectEnd();
-         tap.Check(g.term && g.term->layer == kDdpCatastrophic.layer &&
-                       g.term->etype == kDdpCatastrophic.etype &&
-                       g.term->ecode == kDdpCatastrophic.ecode,
-                   n + ": Terminate layer 1 type 0 code 0x0 first", g.Str());
+         tap.Check(TermIs(g.term, kDdpCatastrophic),
+                   n + ": " + TermName(kDdpCatastrophic) + " first", g.Str());
        }},
       {"draft-ietf-rddp-sctp §7 a DDP-SSN beyond the in-flight window (32767 ahead)",
        [](const std::string& n, SctpHarness&, SctpPeer& p, Victim& v) {
@@ -987,9 +872,7 @@ const std::vector<SctpCase>& SessionCases() {
          ExpectTerminate(n, p, v, kDdpCatastrophic, false);
        }},
       {"RFC 4960 §6.2 zero-length DATA (a raw packet): the QP ends with the association",
-       [](const std::string& n, SctpHarness& h, SctpPeer& p, Victim& v) {
-         ZeroLengthData(n, h, p, v);
-       }},
+       ZeroLengthData},
       {"RFC 5041 §7.2 an ABORT in the middle of a message over SCTP",
        [](const std::string& n, SctpHarness& h, SctpPeer& p, Victim& v) {
          auto first = Pattern(100, 11);
@@ -1096,7 +979,7 @@ void NegotiateFirst(const std::string& n, SctpHarness& h, SctpPeer& p, Victim& v
                   "DDP-SSN " + std::to_string(round) + " (§3.3)",
               g.Str());
   }
-  ExpectNoRequest(n, h);
+  h.ExpectNoRequest(n, 200);
   p.Initiate();
   CmEvent ev;
   if (!h.Request(&ev, n) || !h.Accept(std::move(ev), v, n)) return;
@@ -1169,7 +1052,7 @@ void OtherStream(const std::string& n, SctpHarness& h, SctpPeer& p, Victim& v) {
 // §3.2: an Accept with zero-length private data: the peer's IRD is the
 // default, 1, so rddp keeps one Read Request in flight at a time.
 void AcceptWithoutPd(const std::string& n, SctpHarness& h, SctpPeer& p, Victim& v) {
-  if (!h.ConnectOut(p, v, n) || !ExpectInitiate(p, n)) return;
+  if (!InitiatedOut(h, p, v, n)) return;
   p.Ctrl(kFcAccept);
   CmEvent ev = NextEvent(h.Ch(), kTimeoutMs);
   if (!tap.Check(ev && ev->event == RDMA_CM_EVENT_ESTABLISHED, n + ": ESTABLISHED",
@@ -1244,15 +1127,7 @@ void BothActive(const std::string& n, SctpHarness& h, SctpPeer& p, Victim& v, bo
   if (!est) return;
   ev.reset();
   auto data = Pattern(100, 77);
-  std::copy(data.begin(), data.end(), v.sink->Data());
-  ibv_sge sge{Addr(v.sink->Data()), 100, v.sink_mr->lkey};
-  ibv_send_wr wr{};
-  ibv_send_wr* bad = nullptr;
-  wr.opcode = IBV_WR_SEND;
-  wr.send_flags = IBV_SEND_SIGNALED;
-  wr.sg_list = &sge;
-  wr.num_sge = 1;
-  tap.Zero(ibv_post_send(v.id->qp, &wr, &bad), n + ": post a Send");
+  v.PostSend(data, n);
   const Got& g = p.Collect(kTimeoutMs, [](const Got& x) { return !x.segs.empty(); });
   auto sent = v.Poll(1, kTimeoutMs);
   tap.Check(sent.size() == 1 && sent[0].status == IBV_WC_SUCCESS && sent[0].opcode == IBV_WC_SEND,
@@ -1298,14 +1173,9 @@ const std::vector<SctpCase>& SetupCases() {
        [](const std::string& n, SctpHarness& h, SctpPeer& p, Victim&) {
          ExpectAssociationRefused(n, h, p, 0x12345678);
        }},
-      {"draft-ietf-rddp-sctp §2.2.3 an Initiate with zero-length private data",
-       [](const std::string& n, SctpHarness& h, SctpPeer& p, Victim& v) {
-         ZeroLengthInitiate(n, h, p, v);
-       }},
+      {"draft-ietf-rddp-sctp §2.2.3 an Initiate with zero-length private data", ZeroLengthInitiate},
       {"draft-ietf-rddp-sctp §3.2 Negotiates before the Initiate, each answered (§3.3)",
-       [](const std::string& n, SctpHarness& h, SctpPeer& p, Victim& v) {
-         NegotiateFirst(n, h, p, v);
-       }},
+       NegotiateFirst},
       {"draft-ietf-rddp-sctp §3.3 a negotiation-only session: the setup timeout ends it",
        [](const std::string& n, SctpHarness& h, SctpPeer& p, Victim&) {
          tap.Check(p.Connect(h.To()) && p.Ctrl(kFcNegotiate), n + ": association, Negotiate");
@@ -1342,17 +1212,10 @@ const std::vector<SctpCase>& SetupCases() {
       {"draft-ietf-rddp-sctp §3.4 the ULP rejects the Initiate",
        [](const std::string& n, SctpHarness& h, SctpPeer& p, Victim&) { UlpRejects(n, h, p); }},
       {"draft-ietf-rddp-sctp §3.6 a Send before the Accept is placed once accepted",
-       [](const std::string& n, SctpHarness& h, SctpPeer& p, Victim& v) {
-         DataBeforeAccept(n, h, p, v);
-       }},
-      {"draft-ietf-rddp-sctp §5 data on a stream other than the negotiated one",
-       [](const std::string& n, SctpHarness& h, SctpPeer& p, Victim& v) {
-         OtherStream(n, h, p, v);
-       }},
+       DataBeforeAccept},
+      {"draft-ietf-rddp-sctp §5 data on a stream other than the negotiated one", OtherStream},
       {"draft-ietf-rddp-sctp §3.2 rddp as Initiator: an Accept with zero-length private data",
-       [](const std::string& n, SctpHarness& h, SctpPeer& p, Victim& v) {
-         AcceptWithoutPd(n, h, p, v);
-       }},
+       AcceptWithoutPd},
       {"draft-ietf-rddp-sctp §3.5 active/active: the peer answers rddp's Initiate with its own",
        [](const std::string& n, SctpHarness& h, SctpPeer& p, Victim& v) {
          BothActive(n, h, p, v, false);
@@ -1363,7 +1226,7 @@ const std::vector<SctpCase>& SetupCases() {
        }},
       {"draft-ietf-rddp-sctp §3.2 rddp as Initiator: the peer negotiates before its Accept",
        [](const std::string& n, SctpHarness& h, SctpPeer& p, Victim& v) {
-         if (!h.ConnectOut(p, v, n) || !ExpectInitiate(p, n)) return;
+         if (!InitiatedOut(h, p, v, n)) return;
          p.Ctrl(kFcNegotiate);
          p.Ctrl(kFcAccept, ConnPd(kDepth, kDepth, {}));
          CmEvent ev = NextEvent(h.Ch(), kTimeoutMs);
@@ -1375,19 +1238,19 @@ const std::vector<SctpCase>& SetupCases() {
        }},
       {"draft-ietf-rddp-sctp §3.4 rddp as Initiator: a session Terminate rejects it",
        [](const std::string& n, SctpHarness& h, SctpPeer& p, Victim& v) {
-         if (!h.ConnectOut(p, v, n) || !ExpectInitiate(p, n)) return;
+         if (!InitiatedOut(h, p, v, n)) return;
          p.Ctrl(kFcTerminate);
          ExpectConnectEnds(n, h, p, RDMA_CM_EVENT_REJECTED, false);
        }},
       {"draft-ietf-rddp-sctp §3.1 rddp as Initiator: a DDP Segment where the Accept is due",
        [](const std::string& n, SctpHarness& h, SctpPeer& p, Victim& v) {
-         if (!h.ConnectOut(p, v, n) || !ExpectInitiate(p, n)) return;
+         if (!InitiatedOut(h, p, v, n)) return;
          p.Send(Pattern(16, 1));
          ExpectConnectEnds(n, h, p, RDMA_CM_EVENT_REJECTED, true);
        }},
       {"draft-ietf-rddp-sctp §3.1 rddp as Initiator: the peer never answers (the setup timeout)",
        [](const std::string& n, SctpHarness& h, SctpPeer& p, Victim& v) {
-         if (!h.ConnectOut(p, v, n) || !ExpectInitiate(p, n)) return;
+         if (!InitiatedOut(h, p, v, n)) return;
          ExpectConnectEnds(n, h, p, RDMA_CM_EVENT_UNREACHABLE, true, 3 * kTimeoutMs);
        }},
   };
@@ -1401,32 +1264,24 @@ int SctpMode(const char* addr, const std::string& filter, int peer_timeout_ms) {
   SctpHarness h(addr);
   if (!tap.Check(h.Ready(), "sctp: listen on " + std::string(addr) + " and allocate a PD"))
     return tap.Finish();
-  auto want = [&filter](const std::string& n) { return n.find(filter) != std::string::npos; };
-  for (const SctpCase& c : SetupCases()) {
-    if (!want(c.name)) continue;
+  // One case, if @filter wants it: with a fresh peer and victim, in a
+  // session the harness sets up first if @session.
+  auto fresh = [&h, &filter](const std::string& n, bool session,
+                             const std::function<void(SctpPeer&, Victim&)>& body) {
+    if (n.find(filter) == std::string::npos) return;
     SctpPeer p;
     Victim v;
-    c.run(c.name, h, p, v);
+    if (!session || h.Connect(p, v, n)) body(p, v);
     p.Close();
     h.Drain();
-  }
-  for (const SctpCase& c : SessionCases()) {
-    if (!want(c.name)) continue;
-    SctpPeer p;
-    Victim v;
-    if (h.Connect(p, v, c.name)) c.run(c.name, h, p, v);
-    p.Close();
-    h.Drain();
-  }
+  };
+  for (const SctpCase& c : SetupCases())
+    fresh(c.name, false, [&](SctpPeer& p, Victim& v) { c.run(c.name, h, p, v); });
+  for (const SctpCase& c : SessionCases())
+    fresh(c.name, true, [&](SctpPeer& p, Victim& v) { c.run(c.name, h, p, v); });
   // After every case, a well-behaved session still works.
   const std::string last = "a fresh session over SCTP after the cases";
-  if (want(last)) {
-    SctpPeer p;
-    Victim v;
-    if (h.Connect(p, v, last)) ExpectSendPlaced(last, p, v);
-    p.Close();
-    h.Drain();
-  }
+  fresh(last, true, [&last](SctpPeer& p, Victim& v) { ExpectSendPlaced(last, p, v); });
   return tap.Finish();
 }
 

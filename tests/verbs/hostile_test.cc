@@ -168,18 +168,10 @@ class Peer {
   // A TCP listener on @addr for rddp's connect; the port it got.
   uint16_t Listen(const sockaddr_in& addr) {
     lfd_ = socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in a = addr;
-    a.sin_port = 0;
-    socklen_t len = sizeof(a);
-    if (lfd_ < 0 || bind(lfd_, reinterpret_cast<sockaddr*>(&a), sizeof(a)) || listen(lfd_, 1) ||
-        getsockname(lfd_, reinterpret_cast<sockaddr*>(&a), &len))
-      return 0;
-    return a.sin_port;
+    return ListenOn(lfd_, addr);
   }
   bool AcceptTcp(int ms) {
-    pollfd pfd{lfd_, POLLIN, 0};
-    if (poll(&pfd, 1, ms) != 1) return false;
-    fd_ = accept(lfd_, nullptr, nullptr);
+    fd_ = AcceptWithin(lfd_, ms);
     int one = 1;
     setsockopt(fd_, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
     return fd_ >= 0;
@@ -387,30 +379,10 @@ bool SendRtr(Peer& p, uint8_t rtr) {
   return true;
 }
 
-class Harness {
+// The victim's side (hostile.h) with MPA's connection setup.
+class Harness : public VictimSide {
  public:
-  explicit Harness(const char* addr) {
-    ch_ = rdma_create_event_channel();
-    if (!ch_ || rdma_create_id(ch_, &listen_, nullptr, RDMA_PS_TCP)) return;
-    sockaddr_in sin{};
-    sin.sin_family = AF_INET;
-    if (inet_pton(AF_INET, addr, &sin.sin_addr) != 1) return;
-    if (rdma_bind_addr(listen_, reinterpret_cast<sockaddr*>(&sin)) || rdma_listen(listen_, 8))
-      return;
-    to_ = sin;
-    to_.sin_port = rdma_get_src_port(listen_);
-    pd_ = ibv_alloc_pd(listen_->verbs);
-    pd2_ = ibv_alloc_pd(listen_->verbs);
-  }
-  ~Harness() {
-    if (pd2_) ibv_dealloc_pd(pd2_);
-    if (pd_) ibv_dealloc_pd(pd_);
-    if (listen_) rdma_destroy_id(listen_);
-    if (ch_) rdma_destroy_event_channel(ch_);
-  }
-  Harness(const Harness&) = delete;
-  Harness& operator=(const Harness&) = delete;
-  bool Ready() const { return pd_ != nullptr && pd2_ != nullptr; }
+  using VictimSide::VictimSide;
 
   // A fresh connection: the peer's Request, the victim's accept with
   // receives posted, the Reply, the RTR the Reply selected, ESTABLISHED.
@@ -419,7 +391,7 @@ class Harness {
                const std::string& ns = "") {
     rddp_mpa_frame f = Peer::StdRequest(offer);
     f.crc = crc;
-    if (!p.Connect(to_, ns) || !p.SendFrame(f))
+    if (!p.Connect(To(), ns) || !p.SendFrame(f))
       return tap.Check(false, name + ": TCP connect and MPA Request", std::strerror(errno));
     return AcceptRequest(p, v, name, send_rtr);
   }
@@ -427,15 +399,11 @@ class Harness {
   // it, the victim accepts, the Reply comes back (in @reply), and the RTR.
   bool AcceptRequest(Peer& p, Victim& v, const std::string& name, bool send_rtr,
                      rddp_mpa_frame* reply_out = nullptr) {
-    CmEvent ev = NextEvent(ch_, kTimeoutMs);
+    CmEvent ev = NextEvent(Ch(), kTimeoutMs);
     if (!ev || ev->event != RDMA_CM_EVENT_CONNECT_REQUEST)
       return tap.Check(false, name + ": the listener sees the Request");
-    v.id = ev->id;
-    ev.reset();
-    if (!BuildVictim(v, name)) return false;
-    rdma_conn_param cp{};
-    cp.responder_resources = 4;
-    cp.initiator_depth = 4;
+    if (!TakeRequest(std::move(ev), v, name)) return false;
+    rdma_conn_param cp = Depths();
     if (rdma_accept(v.id, &cp))
       return tap.Check(false, name + ": rdma_accept", std::strerror(errno));
     rddp_mpa_frame reply{};
@@ -452,62 +420,27 @@ class Harness {
     // rddp reports the connection established once its Reply is sent,
     // siw once the RTR is in: a case that sends no proper RTR does not
     // wait for it (a late event is drained after the case).
-    ev = NextEvent(ch_, send_rtr ? kTimeoutMs : 500);
+    ev = NextEvent(Ch(), send_rtr ? kTimeoutMs : 500);
     if (send_rtr && (!ev || ev->event != RDMA_CM_EVENT_ESTABLISHED))
       return tap.Check(false, name + ": connection established");
     return true;
   }
-  // The victim's CQ, MRs and QP on v.id, receives posted.
-  bool BuildVictim(Victim& v, const std::string& name) {
-    return rddp_hostile::BuildVictim(v, pd_, pd2_, name);
-  }
   // rddp as the MPA Initiator: the victim connects to @p's TCP listener
   // and its Request arrives (in @req).
   bool ConnectOut(Peer& p, Victim& v, const std::string& name, rddp_mpa_frame* req) {
-    sockaddr_in dst = to_;
-    dst.sin_port = p.Listen(to_);
-    sockaddr_in src = to_;
-    src.sin_port = 0;
-    if (!dst.sin_port || rdma_create_id(ch_, &v.id, nullptr, RDMA_PS_TCP) ||
-        rdma_resolve_addr(v.id, reinterpret_cast<sockaddr*>(&src),
-                          reinterpret_cast<sockaddr*>(&dst), kTimeoutMs)) {
-      return tap.Check(false, name + ": a TCP listener and rdma_resolve_addr",
-                       std::strerror(errno));
-    }
-    CmEvent ev = NextEvent(ch_, kTimeoutMs);
-    if (!ev || ev->event != RDMA_CM_EVENT_ADDR_RESOLVED || rdma_resolve_route(v.id, kTimeoutMs))
-      return tap.Check(false, name + ": address resolved");
-    ev = NextEvent(ch_, kTimeoutMs);
-    if (!ev || ev->event != RDMA_CM_EVENT_ROUTE_RESOLVED) return tap.Check(false, name + ": route");
-    ev.reset();
-    if (!BuildVictim(v, name)) return false;
-    rdma_conn_param cp{};
-    cp.responder_resources = 4;
-    cp.initiator_depth = 4;
+    if (!Dial(v, p.Listen(To()), name, "a TCP listener")) return false;
+    rdma_conn_param cp = Depths();
     if (rdma_connect(v.id, &cp))
       return tap.Check(false, name + ": rdma_connect", std::strerror(errno));
     if (!p.AcceptTcp(kTimeoutMs)) return tap.Check(false, name + ": rddp's TCP connection");
     return tap.Check(p.ReadRequest(req), name + ": rddp sends a valid MPA Request");
   }
-  const sockaddr_in& To() const { return to_; }
-  rdma_event_channel* Ch() const { return ch_; }
   uint32_t SendMsn() const { return send_msn_; }
   bool LastReplyCrc() const { return last_reply_crc_; }
   uint8_t Rtr() const { return rtr_; }
   void ResetMsn() { send_msn_ = 1; }
-  // Events left over (DISCONNECTED) are acknowledged and dropped.
-  void Drain() {
-    while (NextEvent(ch_, 50)) {
-    }
-  }
-  ibv_pd* Pd() const { return pd_; }
 
  private:
-  rdma_event_channel* ch_ = nullptr;
-  rdma_cm_id* listen_ = nullptr;
-  ibv_pd* pd_ = nullptr;
-  ibv_pd* pd2_ = nullptr;  // an SRQ's, for the SRQ case
-  sockaddr_in to_{};
   uint32_t send_msn_ = 1;
   uint8_t rtr_ = 0;
   bool last_reply_crc_ = false;
@@ -528,42 +461,17 @@ std::string TermStr(const Received& r) {
 void ExpectTerminate(const std::string& name, Peer& p, Victim& v, TermWant want,
                      bool hdr_copied = true) {
   Received r = p.ExpectEnd();
-  tap.Check(r.term && r.term->layer == want.layer && r.term->etype == want.etype &&
-                r.term->ecode == want.ecode,
-            name + ": Terminate layer " + std::to_string(want.layer) + " type " +
-                std::to_string(want.etype) + " code " + Hex(want.ecode),
-            "got " + TermStr(r));
-  if (r.term && hdr_copied) {
-    tap.Check(r.term->d && (r.term->ddp_hdr_len == RDDP_DDP_TAGGED_HDR_LEN ||
-                            r.term->ddp_hdr_len == RDDP_DDP_UNTAGGED_HDR_LEN),
-              name + ": the Terminate copies the offending DDP header (RFC 5040 §4.8)");
-    tap.Check(r.term->m && r.term->seg_len == p.LastUlpdu(),
-              name + ": its DDP Segment Length is the segment's ULPDU length (RFC 5040 §4.8)",
-              "M " + std::to_string(r.term->m) + ", length " + std::to_string(r.term->seg_len) +
-                  ", sent " + std::to_string(p.LastUlpdu()));
-  }
-  tap.Check(v.WaitState(IBV_QPS_ERR, kTimeoutMs), name + ": the victim's QP is in ERROR");
-  std::vector<ibv_wc> wcs = v.Poll(kRecvs, kTimeoutMs);
-  bool flushed = !wcs.empty() && std::all_of(wcs.begin(), wcs.end(), [](const ibv_wc& wc) {
-    return wc.status != IBV_WC_SUCCESS;
-  });
-  tap.Check(flushed, name + ": the posted receives complete in error",
-            std::to_string(wcs.size()) + " completions");
-  tap.Check(v.GuardsIntact(), name + ": no byte placed outside the buffers");
+  tap.Check(TermIs(r.term, want), name + ": " + TermName(want), "got " + TermStr(r));
+  if (r.term && hdr_copied)
+    ExpectTermCopies(name, *r.term, p.LastUlpdu(), "the segment's ULPDU length");
+  ExpectVictimTerminated(name, v);
 }
 
 // RFC 5040 §4.4: a Read Request (QN 1, MSN @msn) for @size octets of @stag
 // at @to, into a sink the victim never checks.
 bool SendReadReq(Peer& p, uint32_t msn, uint32_t stag, uint64_t to, uint32_t size) {
-  rddp_read_req r{};
-  r.sink_stag = 0x4400;
-  r.sink_to = 0x1000;
-  r.size = size;
-  r.src_stag = stag;
-  r.src_to = to;
-  uint8_t b[RDDP_RDMAP_RREQ_LEN];
-  rddp_read_req_build(&r, b);
-  return p.Send(Untagged(RDDP_OP_READ_REQ, msn, 0, true, RDDP_QN_READ_REQ), b, sizeof(b));
+  return p.Send(Untagged(RDDP_OP_READ_REQ, msn, 0, true, RDDP_QN_READ_REQ),
+                ReadReqPayload(stag, to, size));
 }
 
 // ibv_dereg_mr(@mr) returns promptly while the peer holds a message open:
@@ -627,9 +535,7 @@ void ReadUnderDeregCase(const std::string& n, Harness& h, Peer& p, Victim& v) {
             n + ": every octet received is from before ibv_dereg_mr returned",
             std::to_string(wrong) + " of " + std::to_string(bytes) + " octets rewritten, " +
                 rddp_mpa_err_names[r.framing_err]);
-  tap.Check(r.term && r.term->layer == kRdmapInvalidStag.layer &&
-                r.term->etype == kRdmapInvalidStag.etype &&
-                r.term->ecode == kRdmapInvalidStag.ecode && r.term->r && !r.term->d,
+  tap.Check(TermIs(r.term, kRdmapInvalidStag) && r.term->r && !r.term->d,
             n + ": Terminate layer 0 type 1 code 0x00 (invalid STag) copying the Read Request",
             "got " + TermStr(r));
   tap.Check(v.WaitState(IBV_QPS_ERR, kTimeoutMs), n + ": the victim's QP is in ERROR");
@@ -791,9 +697,8 @@ const std::vector<Case>& Cases() {
          tap.Check(wcs.size() == kRecvs, n + ": the posted receives complete");
          p.Send(Untagged(RDDP_OP_SEND, h.SendMsn() + kRecvs, 0, true), Pattern(16, 5));
          Received r = p.ExpectEnd();
-         tap.Check(r.term && r.term->layer == kDdpNoBuffer.layer &&
-                       r.term->etype == kDdpNoBuffer.etype && r.term->ecode == kDdpNoBuffer.ecode,
-                   n + ": Terminate layer 1 type 2 code 0x2", "got " + TermStr(r));
+         tap.Check(TermIs(r.term, kDdpNoBuffer), n + ": " + TermName(kDdpNoBuffer),
+                   "got " + TermStr(r));
          tap.Check(v.WaitState(IBV_QPS_ERR, kTimeoutMs), n + ": the victim's QP is in ERROR");
          tap.Check(v.GuardsIntact(), n + ": no byte placed outside the buffers");
        }},
@@ -1069,9 +974,8 @@ const std::vector<Case>& Cases() {
            SendReadReq(p, i, v.target_mr->rkey, Addr(v.target->Data()), 64);
          p.Uncork();
          Received r = p.ExpectEnd();
-         tap.Check(r.term && r.term->layer == kDdpNoBuffer.layer &&
-                       r.term->etype == kDdpNoBuffer.etype && r.term->ecode == kDdpNoBuffer.ecode,
-                   n + ": Terminate layer 1 type 2 code 0x2", "got " + TermStr(r));
+         tap.Check(TermIs(r.term, kDdpNoBuffer), n + ": " + TermName(kDdpNoBuffer),
+                   "got " + TermStr(r));
          tap.Check(r.term && r.term->r, n + ": it copies the fifth Read Request (RFC 5040 §4.8)");
          tap.Check(v.WaitState(IBV_QPS_ERR, kTimeoutMs), n + ": the victim's QP is in ERROR");
        }},
@@ -1193,14 +1097,7 @@ const std::vector<Case>& Cases() {
          p.HoldBack(200);
          p.Send(Untagged(RDDP_OP_SEND, h.SendMsn(), 0, true), Pattern(500, 5));
          p.Close();
-         tap.Check(v.WaitState(IBV_QPS_ERR, kTimeoutMs), n + ": the victim's QP is in ERROR");
-         auto wcs = v.Poll(kRecvs, kTimeoutMs);
-         tap.Check(wcs.size() == kRecvs &&
-                       std::all_of(wcs.begin(), wcs.end(),
-                                   [](const ibv_wc& wc) { return wc.status != IBV_WC_SUCCESS; }),
-                   n + ": every posted receive completes in error",
-                   std::to_string(wcs.size()) + " completions");
-         tap.Check(v.GuardsIntact(), n + ": guards intact");
+         ExpectQpFlushed(n, v, kTimeoutMs);
        }},
   };
   return cases;
@@ -1315,11 +1212,7 @@ void RunRead(const ReadCase& c, Peer& p, Victim& v) {
   tap.Check(wcs.size() == 1 && wcs[0].status != IBV_WC_SUCCESS, n + ": the Read completes in error",
             wcs.empty() ? "no completion" : "status " + std::to_string(wcs[0].status));
   Received t = p.ExpectEnd();
-  tap.Check(t.term && t.term->layer == c.want.layer && t.term->etype == c.want.etype &&
-                t.term->ecode == c.want.ecode,
-            n + ": Terminate layer " + std::to_string(c.want.layer) + " type " +
-                std::to_string(c.want.etype) + " code " + Hex(c.want.ecode),
-            "got " + TermStr(t));
+  tap.Check(TermIs(t.term, c.want), n + ": " + TermName(c.want), "got " + TermStr(t));
   tap.Check(v.WaitState(IBV_QPS_ERR, kTimeoutMs), n + ": the victim's QP is in ERROR");
   tap.Check(v.GuardsIntact() && v.sink->Data()[c.size] == 0xEE,
             n + ": nothing placed beyond the sink");
@@ -1337,15 +1230,7 @@ void ExpectRefused(const std::string& n, Harness& h, const rddp_mpa_frame& f, co
   if (!tap.Check(p.Connect(h.To()), n + ": TCP connect", std::strerror(errno))) return;
   p.SendFrame(f, edit, cut);
   tap.Check(p.ExpectSilentClose(ms), n + ": the victim closes the connection without a Reply");
-  CmEvent ev = NextEvent(h.Ch(), 100);
-  tap.Check(!ev, n + ": the listener's ULP sees no connection request",
-            ev ? rdma_event_str(ev->event) : "");
-  if (ev && ev->event == RDMA_CM_EVENT_CONNECT_REQUEST) {
-    rdma_cm_id* id = ev->id;
-    ev.reset();
-    rdma_reject(id, nullptr, 0);
-    rdma_destroy_id(id);
-  }
+  h.ExpectNoRequest(n, 100);
   h.Drain();
 }
 
@@ -1474,15 +1359,7 @@ void InitiatorGoodCase(const std::string& n, Harness& h) {
             n + ": the victim's connection is established",
             ev ? rdma_event_str(ev->event) : "no event");
   auto data = Pattern(100, 77);
-  std::copy(data.begin(), data.end(), v.sink->Data());
-  ibv_sge sge{Addr(v.sink->Data()), 100, v.sink_mr->lkey};
-  ibv_send_wr wr{};
-  ibv_send_wr* bad = nullptr;
-  wr.opcode = IBV_WR_SEND;
-  wr.send_flags = IBV_SEND_SIGNALED;
-  wr.sg_list = &sge;
-  wr.num_sge = 1;
-  tap.Zero(ibv_post_send(v.id->qp, &wr, &bad), n + ": post a Send");
+  v.PostSend(data, n);
   r = p.Collect(kTimeoutMs, [](const Received& x) { return !x.msgs.empty(); });
   tap.Check(r.msgs.size() == 1 && r.msgs[0].hdr.opcode == RDDP_OP_SEND && r.msgs[0].hdr.msn == 1 &&
                 r.msgs[0].payload == data,
@@ -2002,9 +1879,7 @@ int KernelRead(const char* addr, const char* port) {
             std::to_string(bytes) + " octets of " + std::to_string(uint64_t{len} * kKernelReads));
   // The Read Request is at fault, not the Send with Invalidate: its
   // header is copied (RFC 5040 §4.8), no DDP header.
-  tap.Check(r.term && r.term->layer == kRdmapInvalidStag.layer &&
-                r.term->etype == kRdmapInvalidStag.etype &&
-                r.term->ecode == kRdmapInvalidStag.ecode && r.term->r && !r.term->d,
+  tap.Check(TermIs(r.term, kRdmapInvalidStag) && r.term->r && !r.term->d,
             "kernel read: Terminate layer 0 type 1 code 0x00 (invalid STag, RFC 5040 §7) "
             "copying the Read Request",
             "got " + TermStr(r) + (r.term && r.term->r ? ", Read Request copied" : "") +

@@ -175,34 +175,53 @@ static void mem_sample(struct mem *m)
 		m->peak_s = s;
 }
 
-/* One unordered message (§7) on stream 0: DDP-SSN @ssn, then @body. */
-static int send_chunk(int fd, uint32_t ppid, uint16_t ssn, const uint8_t *body,
-		      size_t len, int flags)
-{
-	uint8_t *msg = malloc(2 + len);
-	char cbuf[CMSG_SPACE(sizeof(struct sctp_sndrcvinfo))] = { 0 };
-	struct sctp_sndrcvinfo info = { 0 };
-	struct iovec iov = { msg, 2 + len };
-	struct msghdr mh = { 0 };
-	struct cmsghdr *c;
-	ssize_t n;
+#define CMSG_SNDRCV CMSG_SPACE(sizeof(struct sctp_sndrcvinfo))
 
-	if (!msg)
-		return -1;
-	msg[0] = ssn >> 8;
-	msg[1] = ssn & 0xff;
-	memcpy(msg + 2, body, len);
-	mh.msg_iov = &iov;
-	mh.msg_iovlen = 1;
-	mh.msg_control = cbuf;
-	mh.msg_controllen = sizeof(cbuf);
-	c = CMSG_FIRSTHDR(&mh);
+/*
+ * One unordered message (§7) on stream 0, PPID @ppid: DDP-SSN @ssn, then
+ * the @len octets at @body, written to @d (2 + @len octets). @mh takes
+ * @iov and the SCTP_SNDRCV cmsg in @cbuf (CMSG_SNDRCV octets).
+ */
+static void chunk_msg(struct msghdr *mh, struct iovec *iov, char *cbuf,
+		      uint8_t *d, uint32_t ppid, uint16_t ssn,
+		      const uint8_t *body, size_t len)
+{
+	struct sctp_sndrcvinfo info = { 0 };
+	struct cmsghdr *c;
+
+	d[0] = ssn >> 8;
+	d[1] = ssn & 0xff;
+	memcpy(d + 2, body, len);
+	iov->iov_base = d;
+	iov->iov_len = 2 + len;
+	memset(mh, 0, sizeof(*mh));
+	memset(cbuf, 0, CMSG_SNDRCV);
+	mh->msg_iov = iov;
+	mh->msg_iovlen = 1;
+	mh->msg_control = cbuf;
+	mh->msg_controllen = CMSG_SNDRCV;
+	c = CMSG_FIRSTHDR(mh);
 	c->cmsg_level = SOL_SCTP_;
 	c->cmsg_type = SCTP_SNDRCV;
 	c->cmsg_len = CMSG_LEN(sizeof(info));
 	info.sinfo_ppid = htonl(ppid);	/* passed through unconverted */
 	info.sinfo_flags = SCTP_UNORDERED;
 	memcpy(CMSG_DATA(c), &info, sizeof(info));
+}
+
+/* One message of chunk_msg(), sent with @flags. */
+static int send_chunk(int fd, uint32_t ppid, uint16_t ssn, const uint8_t *body,
+		      size_t len, int flags)
+{
+	uint8_t *msg = malloc(2 + len);
+	char cbuf[CMSG_SNDRCV];
+	struct iovec iov;
+	struct msghdr mh;
+	ssize_t n;
+
+	if (!msg)
+		return -1;
+	chunk_msg(&mh, &iov, cbuf, msg, ppid, ssn, body, len);
 	n = sendmsg(fd, &mh, flags | MSG_NOSIGNAL);
 	free(msg);
 	return n == (ssize_t)(2 + len) ? 0 : -1;
@@ -218,35 +237,39 @@ static int send_initiate(int fd)
 }
 
 /*
+ * A DDP segment in @b: the header @h (@hlen octets) with @v in network
+ * order at octet @at (the MSN, the STag), then @len octets of @fill.
+ */
+static size_t build_seg(uint8_t *b, const uint8_t *h, size_t hlen, size_t at,
+			uint32_t v, uint8_t fill, size_t len)
+{
+	memcpy(b, h, hlen);
+	b[at] = v >> 24;
+	b[at + 1] = v >> 16;
+	b[at + 2] = v >> 8;
+	b[at + 3] = v;
+	memset(b + hlen, fill, len);
+	return hlen + len;
+}
+
+/*
  * A Send (RFC 5041 §4.3, RFC 5040 §4.2: untagged, L, DV 1, RV 1, opcode
  * 3; QN 0, MSN @msn, MO 0) carrying @len octets of 0x5a, in @b.
  */
 static size_t build_send(uint8_t *b, uint32_t msn, size_t len)
 {
-	uint8_t h[18] = { 0x41, 0x43 };
+	const uint8_t h[18] = { 0x41, 0x43 };
 
-	h[10] = msn >> 24;
-	h[11] = msn >> 16;
-	h[12] = msn >> 8;
-	h[13] = msn;
-	memcpy(b, h, sizeof(h));
-	memset(b + sizeof(h), 0x5a, len);
-	return sizeof(h) + len;
+	return build_seg(b, h, sizeof(h), 10, msn, 0x5a, len);
 }
 
 /* A tagged segment (T, L, DV 1, RV 1, @opcode), STag @stag, TO 0. */
 static size_t build_tagged(uint8_t *b, uint8_t opcode, uint32_t stag,
 			   size_t len)
 {
-	uint8_t h[14] = { 0xc1, 0x40 | opcode };
+	const uint8_t h[14] = { 0xc1, 0x40 | opcode };
 
-	h[2] = stag >> 24;
-	h[3] = stag >> 16;
-	h[4] = stag >> 8;
-	h[5] = stag;
-	memcpy(b, h, sizeof(h));
-	memset(b + sizeof(h), 0xee, len);
-	return sizeof(h) + len;
+	return build_seg(b, h, sizeof(h), 2, stag, 0xee, len);
 }
 
 static int open_one(const struct sockaddr *sa, socklen_t alen, int sndbuf)
@@ -577,7 +600,7 @@ static int burst_init(struct burst *bu, unsigned int max, size_t slot)
 	bu->mm = calloc(max, sizeof(*bu->mm));
 	bu->iov = calloc(max, sizeof(*bu->iov));
 	bu->data = calloc(max, slot);
-	bu->cbuf = calloc(max, CMSG_SPACE(sizeof(struct sctp_sndrcvinfo)));
+	bu->cbuf = calloc(max, CMSG_SNDRCV);
 	bu->slot = slot;
 	bu->n = 0;
 	bu->max = max;
@@ -588,28 +611,9 @@ static int burst_init(struct burst *bu, unsigned int max, size_t slot)
 static void burst_add(struct burst *bu, uint16_t ssn, const uint8_t *body,
 		      size_t len)
 {
-	const size_t cl = CMSG_SPACE(sizeof(struct sctp_sndrcvinfo));
-	struct sctp_sndrcvinfo info = { 0 };
-	uint8_t *d = bu->data + bu->n * bu->slot;
-	struct msghdr *mh = &bu->mm[bu->n].msg_hdr;
-	struct cmsghdr *c;
-
-	d[0] = ssn >> 8;
-	d[1] = ssn & 0xff;
-	memcpy(d + 2, body, len);
-	bu->iov[bu->n].iov_base = d;
-	bu->iov[bu->n].iov_len = 2 + len;
-	mh->msg_iov = &bu->iov[bu->n];
-	mh->msg_iovlen = 1;
-	mh->msg_control = bu->cbuf + bu->n * cl;
-	mh->msg_controllen = cl;
-	c = CMSG_FIRSTHDR(mh);
-	c->cmsg_level = SOL_SCTP_;
-	c->cmsg_type = SCTP_SNDRCV;
-	c->cmsg_len = CMSG_LEN(sizeof(info));
-	info.sinfo_ppid = htonl(PPID_SEGMENT);
-	info.sinfo_flags = SCTP_UNORDERED;
-	memcpy(CMSG_DATA(c), &info, sizeof(info));
+	chunk_msg(&bu->mm[bu->n].msg_hdr, &bu->iov[bu->n],
+		  bu->cbuf + bu->n * CMSG_SNDRCV, bu->data + bu->n * bu->slot,
+		  PPID_SEGMENT, ssn, body, len);
 	bu->n++;
 }
 

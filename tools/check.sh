@@ -66,10 +66,21 @@ suite() {
 
 # build LOG TARGET...: make the targets; one build at a time, as both
 # lanes build what they need into build/.
+# A line each minute while it runs (a cold kernel build takes from 10
+# minutes to well over an hour on 2 cores): never a silent console.
 build() {
-	local log=$1
+	local log=$1 beat rc=0 t0=$SECONDS
 	shift
-	flock "$logdir/.build.lock" make -s "$@" >"$logdir/$log" 2>&1 && return 0
+	(
+		while sleep 60; do
+			rddp_log "still building $* ($(((SECONDS - t0) / 60)) min): $(tail -1 "$logdir/$log" 2>/dev/null | cut -c1-120)"
+		done
+	) &
+	beat=$!
+	flock "$logdir/.build.lock" make -s "$@" >"$logdir/$log" 2>&1 || rc=$?
+	kill "$beat" 2>/dev/null
+	wait "$beat" 2>/dev/null
+	[ "$rc" -eq 0 ] && return 0
 	tail -30 "$logdir/$log"
 	return 1
 }

@@ -187,13 +187,27 @@ t_like "-s qp show adds the byte counters" 'TX_BYTES' $ctl -s qp show
 t_like "rdma -dd resource show qp has rddp's details" 'mpa_rev 2' rdma -dd resource show qp
 t_like "rdma -dd resource show qp names the transport" 'transport tcp' rdma -dd resource show qp
 t_like "rdma -dd resource show cm_id has them too" 'rtr write' rdma -dd resource show cm_id
+# A background command starts with SIGINT ignored (no job control here), so
+# a SIGINT sent before rddpctl set its handler is lost and the wait never
+# ends (seen on qemu's debug kernel with the host loaded): SIGINT only once
+# it has printed its rates, and never wait for ever.
 watch_rates() {
+	local p i rc
 	$ctl stats rddp0 -w 1 >/tmp/w.log 2>&1 &
-	local p=$!
-	sleep 2.5
+	p=$!
+	for ((i = 0; i < 300; i++)); do
+		grep -q 'tx_bytes/s [1-9]' /tmp/w.log && break
+		sleep 0.1
+	done
+	sleep 1.5
 	kill -INT $p
+	for ((i = 0; i < 100; i++)); do
+		kill -0 $p 2>/dev/null || break
+		sleep 0.1
+	done
+	kill -0 $p 2>/dev/null && { kill -KILL $p; echo "no exit 10 s after SIGINT"; }
 	wait $p
-	local rc=$?
+	rc=$?
 	cat /tmp/w.log
 	[ "$rc" -eq 0 ] && grep -q 'rddp0: .*tx_bytes/s [1-9]' /tmp/w.log
 }

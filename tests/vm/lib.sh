@@ -14,6 +14,7 @@
 #   rddp_counter NAME, rddp_counter_above NAME MIN   rddp0's device counters
 #   t_relay PREFIX              a program's TAP (stdin) as checks "PREFIX: NAME"
 #   t_mounted DIR               something is mounted on DIR
+#   t_log_has REGEX FILE [TENTHS]  wait until a background command's log matches
 #   exits CODE CMD...           CMD exits with CODE (for t_like: its output, then "[exit N]")
 #   user CMD...                 CMD as the unprivileged user (uid and gid 1000, no groups)
 #   hostile_kernel_read BIN ADDR PREFIX [ARG...]   a peer reads a kernel consumer's MR
@@ -204,6 +205,17 @@ hostile_kernel_read() {
 
 # t_mounted DIR: something is mounted on DIR (busybox has no mountpoint).
 t_mounted() { grep -q " $1 " /proc/mounts; }
+
+# t_log_has REGEX FILE [TENTHS]: wait (20 s by default) until FILE, which a
+# background command writes, has a line matching the extended REGEX.
+t_log_has() {
+	local i
+	for ((i = 0; i < ${3:-200}; i++)); do
+		grep -Eq -- "$1" "$2" 2>/dev/null && return 0
+		sleep 0.1
+	done
+	return 1
+}
 
 exits() { # CODE CMD...: CMD exits with CODE
 	local want=$1

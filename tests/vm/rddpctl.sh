@@ -195,10 +195,7 @@ watch_rates() {
 	local p i rc
 	$ctl stats rddp0 -w 1 >/tmp/w.log 2>&1 &
 	p=$!
-	for ((i = 0; i < 300; i++)); do
-		grep -q 'tx_bytes/s [1-9]' /tmp/w.log && break
-		sleep 0.1
-	done
+	t_log_has 'tx_bytes/s [1-9]' /tmp/w.log 300
 	sleep 1.5
 	kill -INT $p
 	for ((i = 0; i < 100; i++)); do

@@ -277,11 +277,8 @@ wire_check() {
 mini() {
 	rm -f /tmp/mini-s.log
 	timeout 40 "$probe" serve $ip 7290 --adaptation 2 >/tmp/mini-s.log 2>&1 &
-	local spid=$! i rc src
-	for ((i = 0; i < 50; i++)); do
-		grep -q listening /tmp/mini-s.log && break
-		sleep 0.1
-	done
+	local spid=$! rc src
+	t_log_has listening /tmp/mini-s.log 50
 	timeout 20 "$probe" connect $ip 7290 --adaptation 2 --wait 3
 	rc=$?
 	wait "$spid"
@@ -392,16 +389,13 @@ section "(h) peers that refuse, misbehave or end the session"
 # passive side answering the Initiate with ANSWER (sctp_probe.cc); the
 # client's log must match REGEX within 20 s, with no ping verified.
 hostile() {
-	local pp cp i t0=$SECONDS
+	local pp cp t0=$SECONDS
 	timeout 40 "$probe" serve $ip "$2" --adaptation 2 --answer "$1" >/tmp/hs.log 2>&1 &
 	pp=$!
 	t_sctp_listening "$2" || { _t_kill_tree "$pp"; return 1; }
 	timeout 30 rping -c -a $ip -p "$2" -C 3 -S 100 -V -v >/tmp/hc.log 2>&1 &
 	cp=$!
-	for ((i = 0; i < 200; i++)); do
-		grep -Eq "$3" /tmp/hc.log && break
-		sleep 0.1
-	done
+	t_log_has "$3" /tmp/hc.log
 	# rdma-core 44's rping client may wait for its timeout after an error.
 	sleep 1
 	kill -0 "$cp" 2>/dev/null && _t_kill_tree "$cp"

@@ -388,8 +388,17 @@ t_listeners_gone() {
 	done
 	return 1
 }
-_t_mark_listening() { # MARK LISTENERS-BEFORE: touch MARK on a new listener (150 s at most)
-	t_listening " $2 " $$ 150 && : >"$1"
+# _t_mark_listening MARK LISTENERS-BEFORE [MARK2]: touch MARK on a new
+# listener (150 s at most); with MARK2, then MARK2 on the next listener not
+# there at MARK's time: perftest's second listen, which the client's
+# librddp_connect_gate.so waits for (see _t_serve).
+_t_mark_listening() {
+	local now
+	t_listening " $2 " $$ 150 || return 1
+	now=$(_t_listeners | tr '\n' ' ')
+	: >"$1"
+	[ -n "${3:-}" ] || return 0
+	t_listening " $2 $now " $$ 150 && : >"$3"
 }
 _t_children() { # PID: its child processes
 	local f st fields
@@ -414,9 +423,13 @@ _t_kill_tree() { # PID: the process and its descendants (a server runs as
 # refused: TCP answers the SYN with a RST, the client sees "Connection
 # refused" or "RDMA_CM_EVENT_REJECTED; error: -111" (ECONNREFUSED), and
 # Debian's perftest 4.5-0.17 then crashes in its own retry (fixed upstream
-# in perftest 3d9d8d0) while its server waits for ever. So the client asks
-# for another round (/results/retry-NAME-TRY) and the server restarts, two
-# rounds more at most. Any other failure counts at once.
+# in perftest 3d9d8d0) while its server waits for ever. So the server's
+# guest marks its second listener too (/results/listen2-NAME[-TRY]), and
+# the client runs with tests/verbs/connect_gate.c preloaded, which holds
+# its second rdma_connect() until that mark exists (60 s at most). Should
+# it still be refused, the client asks for another round
+# (/results/retry-NAME-TRY) and the server restarts, two rounds more at
+# most. Any other failure counts at once.
 _t_serve() { # NAME FN ARGS...
 	local name=$1 fn=$2 try rc pid base
 	shift 2
@@ -425,7 +438,8 @@ _t_serve() { # NAME FN ARGS...
 		if [ "$try" -gt 1 ]; then
 			t_listeners_gone "$base"
 			_t_mark_listening "/results/listen-$name-$try" \
-				"$(_t_listeners | tr '\n' ' ')" >/dev/null 2>&1 &
+				"$(_t_listeners | tr '\n' ' ')" "/results/listen2-$name-$try" \
+				>/dev/null 2>&1 &
 		fi
 		"$fn" "$@" &
 		pid=$!
@@ -451,12 +465,17 @@ _t_wait_listen() { # MARK NAME: wait for the server (150 s at most)
 _t_refused() { # stdin: perftest's output; true if its connection was refused
 	grep -q -e 'Connection refused' -e 'RDMA_CM_EVENT_REJECTED; error: -111\.'
 }
+_t_connect_gate=/rddp/build/cmake/tests/verbs/librddp_connect_gate.so
 _t_client() { # NAME FN ARGS...
-	local name=$1 fn=$2 try out rc
+	local name=$1 fn=$2 try out rc gate=/results/listen2-$1 preload=""
 	shift 2
+	[ -e "$_t_connect_gate" ] && preload=$_t_connect_gate
 	for try in 1 2 3; do
-		[ "$try" -gt 1 ] && _t_wait_listen "/results/listen-$name-$try" "$name"
-		out=$("$fn" "$@" 2>&1)
+		if [ "$try" -gt 1 ]; then
+			_t_wait_listen "/results/listen-$name-$try" "$name"
+			gate=/results/listen2-$name-$try
+		fi
+		out=$(LD_PRELOAD=$preload RDDP_CONNECT_GATE=$gate "$fn" "$@" 2>&1)
 		rc=$?
 		printf '%s\n' "$out"
 		[ "$rc" -ne 0 ] && [ "$try" -lt 3 ] && _t_refused <<<"$out" || return "$rc"
@@ -494,7 +513,8 @@ both() {
 	shift 4
 	mark="/results/listen-$name"
 	if [ "$RDDP_ROLE" = "$srole" ]; then
-		_t_mark_listening "$mark" "$(_t_listeners | tr '\n' ' ')" &
+		_t_mark_listening "$mark" "$(_t_listeners | tr '\n' ' ')" \
+			"/results/listen2-$name" &
 		watcher=$!
 		t_run "$name (server, $RDDP_DEV)" _t_serve "$name" "$sfn" "$@"
 		kill "$watcher" 2>/dev/null

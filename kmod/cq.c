@@ -59,7 +59,7 @@ int rddp_create_cq(struct ib_cq *base, const struct ib_cq_init_attr *attr,
 		goto err_count;
 	}
 	spin_lock_init(&cq->lock);
-	cq->num_cqe = max(attr->cqe, 1U);
+	cq->num_cqe = rddp_ring_slots(attr->cqe);
 	cq->id = atomic_inc_return(&rdev->next_cq_id);
 	size = cq->num_cqe * sizeof(struct siw_cqe) + sizeof(struct siw_cq_ctrl);
 	cq->queue = rddp_ring_alloc(size);

@@ -236,7 +236,7 @@ int rddp_create_qp(struct ib_qp *base, struct ib_qp_init_attr *attr,
 	qp->ord = 1;
 	qp->ird = 1;
 
-	qp->num_sqe = max(attr->cap.max_send_wr, 1U);
+	qp->num_sqe = rddp_ring_slots(attr->cap.max_send_wr);
 	sq_size = qp->num_sqe * sizeof(struct siw_sqe);
 	qp->sq = rddp_ring_alloc(sq_size);
 	if (!qp->sq) {
@@ -244,7 +244,7 @@ int rddp_create_qp(struct ib_qp *base, struct ib_qp_init_attr *attr,
 		goto err_rings;
 	}
 	if (!qp->srq) {
-		qp->num_rqe = max(attr->cap.max_recv_wr, 1U);
+		qp->num_rqe = rddp_ring_slots(attr->cap.max_recv_wr);
 		rq_size = qp->num_rqe * sizeof(struct siw_rqe);
 		qp->rq = rddp_ring_alloc(rq_size);
 		if (!qp->rq) {

@@ -24,6 +24,7 @@
 #define RDDP_QUEUES_H
 
 #include <linux/completion.h>
+#include <linux/log2.h>
 #include <linux/mutex.h>
 #include <linux/refcount.h>
 #include <linux/spinlock.h>
@@ -614,6 +615,28 @@ int rddp_post_srq_recv(struct ib_srq *srq, const struct ib_recv_wr *wr,
  */
 int rddp_rqe_from_wr(struct siw_rqe *rqe, const struct ib_recv_wr *wr,
 		     u32 max_sge);
+
+/**
+ * rddp_ring_slots() - how many slots a ring of @wanted entries gets
+ * @wanted: what the verb asked for (0 counts as 1)
+ *
+ * A power of two, as siw's rings, because the siw user ABI needs one:
+ * libsiw and rddp index every ring with free-running u32 counters modulo
+ * its size, and libsiw rings the SQ doorbell only if the slot before its
+ * first new WQE, (sq_put - 1) % num_sqe, is idle. Both hold only for a
+ * size that divides 2^32. With 5 slots (any divisor of 2^32 - 1: 5, 15,
+ * 17, ...), the first post's "slot before" is slot 0, the WQE it has just
+ * written: libsiw (rdma-core 44) took the SQ for busy, rang no doorbell,
+ * and the QP never sent (perftest's -n 5 hung; tests/vm/rdma.sh). The
+ * limits the verbs check first are powers of two, so the result stays
+ * within them.
+ *
+ * Return: the slot count, at least @wanted.
+ */
+static inline u32 rddp_ring_slots(u32 wanted)
+{
+	return roundup_pow_of_two(max(wanted, 1U));
+}
 
 /**
  * rddp_ring_alloc() - memory for a ring that user space may map

@@ -33,7 +33,7 @@ int rddp_create_srq(struct ib_srq *base, struct ib_srq_init_attr *attr,
 		goto err_count;
 	}
 	spin_lock_init(&srq->lock);
-	srq->num_rqe = max(attr->attr.max_wr, 1U);
+	srq->num_rqe = rddp_ring_slots(attr->attr.max_wr);
 	srq->max_sge = attr->attr.max_sge;
 	srq->limit = attr->attr.srq_limit;
 	srq->armed = srq->limit != 0;

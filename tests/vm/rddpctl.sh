@@ -273,7 +273,8 @@ t_run "crc on, tx-zcopy on: rping -V lends nothing (tx_zcopy_bytes unchanged)" z
 # transport sctp (issue 13, Documentation/wire-sctp.md): the setting is
 # kept and reported, and the next connect goes over DDP over SCTP: rping -V
 # works and the SCTP counters move (the listener takes both transports).
-# On a kernel without SCTP (qemu's debug kernel, RDDP_CHECK_QEMU_DEBUG=all)
+# On a kernel without SCTP (none the tests boot: qemu's debug kernel, which
+# ran this path, has had SCTP since tools/kernel/rddp-debug-qemu.config)
 # rdma_connect fails with EPROTONOSUPPORT and the kernel log says why
 # (rping itself then hangs after its "connect error": bounded, its exit
 # status not judged).

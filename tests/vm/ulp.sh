@@ -161,3 +161,6 @@ t_like "no cm_id left after the ULPs" '^$' sh -c 'rdma res show cm_id | grep -v 
 t_like "no MR left after the ULPs" '^$' sh -c 'rdma res show mr | grep -v "^$" || true'
 t_run "rdma link delete" rdma link delete rddp0
 t_run "rmmod rddp" rmmod rddp
+# Arguments: more scripts to run in this boot (t_then, lib.sh); make
+# check's vm-debug-ulp runs hostile-sctp.sh so (tools/check.sh).
+t_then "$@"

@@ -299,7 +299,17 @@ perf_server() {
 	wait "$pid"
 	return 124
 }
-perf_client() { timeout 120 "$@" -R -d "$RDDP_DEV" -F "$RDDP_PEER_IP"; }
+_t_connect_gate=/rddp/build/cmake/tests/verbs/librddp_connect_gate.so
+# With tests/verbs/connect_gate.c preloaded when _t_client set _t_gate: its
+# second rdma_connect() waits for the server's second listen (_t_serve).
+# perftest's only: a client with more connections (rddp_integrity) would
+# wait at each one.
+perf_client() {
+	local preload=""
+	[ -n "${_t_gate:-}" ] && [ -e "$_t_connect_gate" ] && preload=$_t_connect_gate
+	LD_PRELOAD=$preload RDDP_CONNECT_GATE=${_t_gate:-} timeout 120 "$@" -R -d "$RDDP_DEV" \
+		-F "$RDDP_PEER_IP"
+}
 # perf_local_pair DEV ADDR TOOL ARGS...: perftest's server on DEV in this
 # guest and, once it listens, its client to ADDR (both bounded by 120 s);
 # prints the client's output, returns its status. With perf_sctp=1 (DEV's
@@ -465,17 +475,15 @@ _t_wait_listen() { # MARK NAME: wait for the server (150 s at most)
 _t_refused() { # stdin: perftest's output; true if its connection was refused
 	grep -q -e 'Connection refused' -e 'RDMA_CM_EVENT_REJECTED; error: -111\.'
 }
-_t_connect_gate=/rddp/build/cmake/tests/verbs/librddp_connect_gate.so
 _t_client() { # NAME FN ARGS...
-	local name=$1 fn=$2 try out rc gate=/results/listen2-$1 preload=""
+	local name=$1 fn=$2 try out rc _t_gate=/results/listen2-$1
 	shift 2
-	[ -e "$_t_connect_gate" ] && preload=$_t_connect_gate
 	for try in 1 2 3; do
 		if [ "$try" -gt 1 ]; then
 			_t_wait_listen "/results/listen-$name-$try" "$name"
-			gate=/results/listen2-$name-$try
+			_t_gate=/results/listen2-$name-$try
 		fi
-		out=$(LD_PRELOAD=$preload RDDP_CONNECT_GATE=$gate "$fn" "$@" 2>&1)
+		out=$("$fn" "$@" 2>&1)
 		rc=$?
 		printf '%s\n' "$out"
 		[ "$rc" -ne 0 ] && [ "$try" -lt 3 ] && _t_refused <<<"$out" || return "$rc"

@@ -35,7 +35,7 @@ done
 
 # Eight rping connections at once.
 many_rping() {
-	local i st pids=() rc=0
+	local i st pings pids=() sts=() rc=0
 	for i in $(seq 1 8); do
 		rping -s -a $ip -p $((7000 + i)) -C 10 -S 1024 -V >/tmp/rs$i.log 2>&1 &
 	done
@@ -51,15 +51,17 @@ many_rping() {
 	for i in $(seq 1 8); do
 		wait "${pids[i - 1]}"
 		st=$?
-		[ "$st" -eq 0 ] || { rc=1; echo "# client $i: exit status $st"; }
+		sts[i]=$st
 	done
 	wait
 	for i in $(seq 1 8); do
-		[ "$(grep -c '^ping data: ' /tmp/rc$i.log)" -eq 10 ] && continue
+		pings=$(grep -c '^ping data: ' /tmp/rc$i.log)
+		[ "$pings" -eq 10 ] && [ "${sts[i]}" -eq 0 ] && continue
 		rc=1
-		echo "# client $i: $(grep -c '^ping data: ' /tmp/rc$i.log) of 10 pings; its log, then its server's:"
+		echo "# client $i: exit status ${sts[i]}, $pings of 10 pings; its log, then its server's:"
 		grep -v '^ping data: ' /tmp/rc$i.log /tmp/rs$i.log | tail -20
 	done
+	[ "$rc" -eq 0 ] || dmesg | grep -i 'rddp\|iw_cm\|rdma' | tail -10
 	return $rc
 }
 t_run "8 concurrent rping -V connections" many_rping

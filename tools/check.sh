@@ -12,8 +12,10 @@ cd "$RDDP_TOP"
 
 logdir="$RDDP_TOP/build/check"
 mkdir -p "$logdir"
-# One line per suite that ran: NAME PASSED FAILED SKIPPED SECONDS. Both
-# lanes append to it (below); the totals come from it at the end.
+# One line per suite that ran: NAME PASSED FAILED SKIPPED SECONDS CPU
+# (CPU: seconds of user and system time its processes used, guests
+# included). Both lanes append to it (below); the totals come from it at
+# the end.
 results="$logdir/results"
 : >"$results"
 start=$SECONDS
@@ -29,13 +31,25 @@ want() {
 	return 1
 }
 
+# child_cpu: cpu_ticks= the CPU ticks used by this lane's shell's
+# waited-for children and theirs (/proc/PID/stat's cutime and cstime).
+# Not called in $(...): that would read a subshell's own.
+hz=$(getconf CLK_TCK)
+child_cpu() {
+	local st
+	read -ra st <"/proc/$BASHPID/stat"
+	cpu_ticks=$((st[15] + st[16]))
+}
+
 # suite NAME CMD...: run CMD, show its output (only its last line in the
 # background lane, quiet=1), take its counts.
 quiet=0
 suite() {
-	local name=$1 rc line p=0 f=0 s=0 t0=$SECONDS
+	local name=$1 rc line p=0 f=0 s=0 t0=$SECONDS c0
 	shift
 	want "$name" || return 0
+	child_cpu
+	c0=$cpu_ticks
 	if [ "$quiet" = 1 ]; then
 		"$@" >"$logdir/$name.log" 2>&1
 		rc=$?
@@ -61,7 +75,8 @@ suite() {
 		echo "$name: exited with status $rc" | tee -a "$logdir/$name.log"
 	fi
 	[ "$quiet" = 1 ] && echo "== $name (background lane): $p passed, $f failed, $s skipped"
-	echo "$name $p $f $s $((SECONDS - t0))" >>"$results"
+	child_cpu
+	echo "$name $p $f $s $((SECONDS - t0)) $(((cpu_ticks - c0) / hz))" >>"$results"
 }
 
 # build LOG TARGET...: make the targets; one build at a time, as both
@@ -251,21 +266,23 @@ debug_two=(interop ulp-siw)
 [ "${RDDP_CHECK_QEMU_DEBUG:-}" = all ] && debug_two=()
 suite vm-debug-two bash tools/vm/two-vm-check.sh debug "${debug_two[@]}"
 # The lane's own failure (a build) counts once.
-wait "$uml_lane" || echo "uml-lane 0 1 0 0" >>"$results"
+wait "$uml_lane" || echo "uml-lane 0 1 0 0 0" >>"$results"
 trap - EXIT
 
-total_pass=0 total_fail=0 total_skip=0
+total_pass=0 total_fail=0 total_skip=0 total_cpu=0
 echo
 echo "== summary ($(((SECONDS - start) / 60)) min $(((SECONDS - start) % 60)) s; the UML lane beside the qemu lane)"
-while read -r name p f s secs; do
-	printf '%-22s %4d passed %4d failed %4d skipped  %4ds\n' "$name" "$p" "$f" "$s" "$secs"
+while read -r name p f s secs cpu; do
+	printf '%-22s %4d passed %4d failed %4d skipped  %4ds  %5ds CPU\n' "$name" "$p" "$f" "$s" "$secs" "${cpu:-0}"
 	total_pass=$((total_pass + p))
 	total_fail=$((total_fail + f))
 	total_skip=$((total_skip + s))
+	total_cpu=$((total_cpu + ${cpu:-0}))
 done <"$results"
+echo "CPU time of the suites: $((total_cpu / 60)) min (the wall time cannot fall below half of it on 2 cores)"
 # The failed checks by name, last, where a CI log's tail shows them (the
 # background lane's suites printed one line each).
-while read -r name p f s secs; do
+while read -r name p f s secs cpu; do
 	[ "$f" -gt 0 ] || continue
 	echo "== $name failed:"
 	grep -E '^not ok |: exited with status ' "$logdir/$name.log" | head -10

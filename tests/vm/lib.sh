@@ -63,13 +63,14 @@ t_fail() {
 t_skip() { _t_emit ok "$1 # SKIP $2"; }
 
 # _t_exec NAME CMD...: run CMD, its output to the log and to $_t_out.
+# The log gives each check's seconds: where a suite's time goes.
 _t_exec() {
-	local name=$1
+	local name=$1 t0=$SECONDS
 	shift
 	printf '\n### %s\n$ %s\n' "$name" "$*" >>"$_t_log"
 	_t_out=$("$@" 2>&1)
 	_t_rc=$?
-	printf '%s\n[exit %d]\n' "$_t_out" "$_t_rc" >>"$_t_log"
+	printf '%s\n[exit %d after %d s]\n' "$_t_out" "$_t_rc" "$((SECONDS - t0))" >>"$_t_log"
 }
 
 t_run() {

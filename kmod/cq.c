@@ -40,8 +40,9 @@ static const enum ib_wc_status rddp_wc_status[SIW_NUM_WC_STATUS] = {
 };
 
 int rddp_create_cq(struct ib_cq *base, const struct ib_cq_init_attr *attr,
-		   struct ib_udata *udata)
+		   struct rddp_cq_create_arg *arg)
 {
+	struct ib_udata *udata = rddp_cq_create_udata(arg);
 	struct rddp_device *rdev = to_rddp_dev(base->device);
 	struct rddp_cq *cq = to_rddp_cq(base);
 	struct siw_uresp_create_cq uresp = {};

@@ -24,6 +24,7 @@
 #include <net/sock.h>
 #include <uapi/linux/rddp_netlink.h>
 
+#include "compat.h"
 #include "queues.h"
 #include "rddp.h"
 #include "sctp_link.h"
@@ -569,8 +570,7 @@ static int rddp_qp_dump_dev(struct sk_buff *skb, struct netlink_callback *cb,
  */
 static int rddp_qp_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 {
-	const struct genl_dumpit_info *info = genl_dumpit_info(cb);
-	struct nlattr *name_attr = info->attrs[RDDP_A_DEV_NAME];
+	struct nlattr *name_attr = rddp_genl_dump_attrs(cb)[RDDP_A_DEV_NAME];
 	struct net *net = sock_net(cb->skb->sk);
 	unsigned long didx = cb->args[0];
 	struct rddp_device *rdev;

@@ -29,6 +29,7 @@
 #include <net/tcp.h>
 
 #include "cm.h"
+#include "compat.h"
 #include "llp.h"
 #include "rddp.h"
 #include "stream.h"
@@ -91,7 +92,8 @@ static struct page *rddp_tx_lendable(const struct rddp_stream *s, const u8 *p)
 /*
  * Zero-copy write of the FPDU's spans from byte @skip, under one socket
  * lock: runs of copied spans with tcp_sendmsg_locked(), lendable pages
- * with sendpage. Returns the bytes TCP took or its error if none.
+ * by reference (compat.h). Returns the bytes TCP took or its error if
+ * none.
  */
 static int rddp_tx_write_zc(struct rddp_stream *s, u32 skip, int flags,
 			    bool more)
@@ -119,10 +121,10 @@ static int rddp_tx_write_zc(struct rddp_stream *s, u32 skip, int flags,
 			u32 poff = offset_in_page(p);
 
 			want = min_t(u32, len, PAGE_SIZE - poff);
-			fl = flags | MSG_MORE | MSG_SENDPAGE_NOTLAST;
+			fl = flags | MSG_MORE;
 			if (!more && want == len && i + 1 == f->nr_spans)
 				fl = flags;
-			ret = kernel_sendpage_locked(sk, page, poff, want, fl);
+			ret = rddp_tcp_lend_page_locked(sk, page, poff, want, fl);
 			if (ret > 0) {
 				s->tx_lent = true;
 				rddp_stat_add(s->qp->rdev, RDDP_STAT_TX_ZCOPY_BYTES,

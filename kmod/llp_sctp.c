@@ -66,11 +66,11 @@
 #include <linux/timer.h>
 #include <linux/socket.h>
 #include <linux/uio.h>
-#include <asm/unaligned.h>
 #include <net/sctp/sctp.h>
 #include <net/sock.h>
 
 #include "cm.h"
+#include "compat.h"
 #include "llp.h"
 #include "rddp.h"
 #include "sctp_link.h"

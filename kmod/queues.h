@@ -31,6 +31,8 @@
 #include <rdma/ib_verbs.h>
 #include <rdma/siw-abi.h>
 
+#include "compat.h"
+
 struct rddp_cep;
 struct rddp_device;
 struct rddp_stream;
@@ -416,14 +418,14 @@ int rddp_srq_next(struct rddp_srq *srq, struct siw_rqe *out);
  * rddp_create_cq() - ib_device_ops.create_cq
  * @cq: the CQ the core allocated
  * @attr: its size (cqe)
- * @udata: for a user CQ, libsiw's response (CQ id, size, the ring's mmap
- *	key)
+ * @arg: the core's last argument (compat.h): for a user CQ, its udata
+ *	takes libsiw's response (CQ id, size, the ring's mmap key)
  *
  * Return: 0 or a negative errno (-EOPNOTSUPP for creation flags, -EINVAL
  * above RDDP_MAX_CQE, -ENOMEM at RDDP_MAX_CQ or without memory).
  */
 int rddp_create_cq(struct ib_cq *cq, const struct ib_cq_init_attr *attr,
-		   struct ib_udata *udata);
+		   struct rddp_cq_create_arg *arg);
 
 /**
  * rddp_destroy_cq() - ib_device_ops.destroy_cq

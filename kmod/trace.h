@@ -16,7 +16,7 @@
 #if !defined(RDDP_TRACE_H) || defined(TRACE_HEADER_MULTI_READ)
 #define RDDP_TRACE_H
 
-#include <asm/unaligned.h>
+#include "compat.h"
 #include <linux/in6.h>
 #include <linux/socket.h>
 #include <linux/tracepoint.h>
@@ -281,7 +281,7 @@ TRACE_EVENT(rddp_mpa_error,
 	TP_fast_assign(
 		__entry->cep = cep;
 		__entry->err = err;
-		__assign_str(name, name);
+		rddp_assign_str(name, name);
 	),
 	TP_printk("cep=%p err=%d (%s)", __entry->cep, __entry->err,
 		  __get_str(name))
@@ -370,7 +370,7 @@ TRACE_EVENT(rddp_cm_fail,
 	),
 	TP_fast_assign(
 		__entry->cep = cep;
-		__assign_str(state, state);
+		rddp_assign_str(state, state);
 		__entry->status = status;
 	),
 	TP_printk("cep=%p state=%s status=%d", __entry->cep,
@@ -419,7 +419,7 @@ TRACE_EVENT(rddp_qp_error,
 	TP_fast_assign(
 		__entry->qpn = qp->base.qp_num;
 		__entry->err = err;
-		__assign_str(name, rddp_errors[err].name);
+		rddp_assign_str(name, rddp_errors[err].name);
 		__entry->layer = rddp_errors[err].layer;
 		__entry->etype = rddp_errors[err].etype;
 		__entry->ecode = rddp_errors[err].ecode;

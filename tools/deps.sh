@@ -23,6 +23,16 @@ pkgs=(
 	ibverbs-providers perftest rdmacm-utils iperf3 tcpdump tshark jq
 )
 
+# Linux 6.12's headers (rddp also builds for Debian 13's and RHEL 10's
+# kernel line; tools/kmod-check.sh): the newest Debian 12 carries, unless
+# some 6.12 headers are installed already.
+if ! (. "$(dirname "$0")/lib.sh" && rddp_612_kver >/dev/null); then
+	h612=$(apt-cache search --names-only '^linux-headers-6\.12\.[0-9]+\+deb12-amd64$' 2>/dev/null |
+		cut -d' ' -f1 | sort -V | tail -1)
+	[ -n "$h612" ] || h612=linux-headers-6.12.117+deb12-amd64
+	pkgs+=("$h612")
+fi
+
 missing=()
 for p in "${pkgs[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || missing+=("$p")

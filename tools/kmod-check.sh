@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
-# Builds rddp.ko for Debian's 6.1 kernel and for the debug kernel, and runs
-# the kernel's static checks over the module's sources:
-#   - no compiler warnings with W=1 (both kernels; the debug build has KUnit)
-#   - sparse (C=2: every file) reports nothing
+# Builds rddp.ko for Debian's 6.1 kernel, Debian's 6.12 (headers only) and
+# the debug kernel, and runs the kernel's static checks over the module's
+# sources:
+#   - no compiler warnings with W=1 (every kernel; the debug build has KUnit)
+#   - sparse (C=2: every file) reports nothing, on 6.1 and 6.12
 #   - scripts/checkpatch.pl --strict is clean
 #   - scripts/kernel-doc -none -v reports nothing: every kernel-doc comment
 #     is well formed and complete (which ones there must be:
@@ -45,6 +46,24 @@ make -s -C "/lib/modules/$(rddp_stock_kver)/build" M="$kdir" \
 	RDDP_INCLUDE="$RDDP_TOP/include" RDDP_VERSION="$(bash tools/version.sh)" RDDP_TESTS=1 \
 	C=2 modules >"$out/kmod-sparse.log" 2>&1
 check "sparse (C=2) clean" "$out/kmod-sparse.log" $?
+
+# The same for Linux 6.12 (Debian 12's 6.12 headers; kmod/compat.h):
+# rddp.ko builds without a warning and sparse is clean.
+k612=$(rddp_612_kver) || k612=""
+if [ -n "$k612" ]; then
+	kdir612=$RDDP_TOP/build/kmod-check-6.12
+	rm -rf "$kdir612"
+	make -s kmod KDIR="/usr/src/linux-headers-$k612" KMOD_OUT="$kdir612" RDDP_TESTS=1 \
+		>"$out/kmod-6.12.log" 2>&1
+	check "rddp.ko builds for Linux $k612 with W=1, no warnings" "$out/kmod-6.12.log" $?
+	make -s -C "/usr/src/linux-headers-$k612" M="$kdir612" \
+		RDDP_INCLUDE="$RDDP_TOP/include" RDDP_VERSION="$(bash tools/version.sh)" RDDP_TESTS=1 \
+		C=2 modules >"$out/kmod-sparse-6.12.log" 2>&1
+	check "sparse (C=2) clean on Linux $k612" "$out/kmod-sparse-6.12.log" $?
+else
+	echo "no Linux 6.12 headers (make deps installs them)" >"$out/kmod-6.12.log"
+	check "Linux 6.12 headers are installed" "$out/kmod-6.12.log" 1
+fi
 
 if dbg=$(bash tools/kernel/build-debug-kernel.sh 2>"$out/debug-kernel.log"); then
 	make -s kmod-debug >"$out/kmod-debug.log" 2>&1

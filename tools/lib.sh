@@ -19,6 +19,16 @@ rddp_stock_kver() {
 	return 1
 }
 
+# The newest Debian 6.12 kernel whose headers are installed (Debian 12
+# carries 6.12 from its security suite: linux-headers-6.12.*+deb12-amd64).
+rddp_612_kver() {
+	local k
+	k=$(find /usr/src -maxdepth 1 -name 'linux-headers-6.12.*+deb12-amd64' -printf '%f\n' |
+		sort -V | tail -1)
+	[ -n "$k" ] && [ -e "/usr/src/$k/Makefile" ] || return 1
+	echo "${k#linux-headers-}"
+}
+
 rddp_log() { printf '[%s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
 rddp_die() { rddp_log "error: $*"; exit 1; }
 

@@ -1,0 +1,104 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The kernel API differences between the kernels rddp supports, Linux 6.1
+ * and 6.12 (Documentation/architecture.md, "Supported kernels"), in one
+ * place. Each entry is named by the API difference it covers, and the code
+ * calls the entry. Which side of a difference a kernel is on comes from
+ * the RDDP_HAVE_* probes of kmod/Kbuild, which read the headers of the
+ * kernel being built for, not from its version number: a distribution
+ * kernel with a change backported is taken as it is. The release a
+ * comment names is the upstream one that made the change.
+ */
+#ifndef RDDP_COMPAT_H
+#define RDDP_COMPAT_H
+
+#include <linux/bvec.h>
+#include <linux/net.h>
+#include <linux/uio.h>
+#include <net/genetlink.h>
+#include <net/tcp.h>
+#include <rdma/ib_verbs.h>
+#include <rdma/uverbs_ioctl.h>
+
+/* 6.12 moved asm/unaligned.h to linux/unaligned.h. */
+#ifdef RDDP_HAVE_LINUX_UNALIGNED_H
+#include <linux/unaligned.h>
+#else
+#include <asm/unaligned.h>
+#endif
+
+/*
+ * ib_device_ops.create_cq's last argument is the uverbs attribute bundle
+ * by 6.12, whose driver_udata is the udata it was in 6.1; the core passes
+ * no bundle for a kernel CQ. rddp_create_cq() takes a struct
+ * rddp_cq_create_arg and reads its udata with rddp_cq_create_udata().
+ */
+#ifdef RDDP_HAVE_CREATE_CQ_ATTRS
+#define rddp_cq_create_arg uverbs_attr_bundle
+static inline struct ib_udata *
+rddp_cq_create_udata(struct uverbs_attr_bundle *attrs)
+{
+	return attrs ? &attrs->driver_udata : NULL;
+}
+#else
+#define rddp_cq_create_arg ib_udata
+static inline struct ib_udata *rddp_cq_create_udata(struct ib_udata *udata)
+{
+	return udata;
+}
+#endif
+
+/*
+ * 6.2 made a dump's parsed attributes part of a struct genl_info inside
+ * struct genl_dumpit_info.
+ */
+#ifdef RDDP_HAVE_GENL_DUMPIT_INFO_INFO
+#define rddp_genl_dump_attrs(cb) (genl_dumpit_info(cb)->info.attrs)
+#else
+#define rddp_genl_dump_attrs(cb) (genl_dumpit_info(cb)->attrs)
+#endif
+
+/*
+ * 6.10: __assign_str() takes the event's field alone and copies the
+ * source its __string() named.
+ */
+#ifdef RDDP_HAVE_ASSIGN_STR_FIELD_ONLY
+#define rddp_assign_str(field, src) __assign_str(field)
+#else
+#define rddp_assign_str(field, src) __assign_str(field, src)
+#endif
+
+/**
+ * rddp_tcp_lend_page_locked() - hand @len bytes of @page to TCP by reference
+ * @sk: a TCP socket, locked by the caller
+ * @page: the page; TCP holds a reference on it until the bytes are
+ *	acknowledged, and its contents must not change until then
+ * @offset: where in @page the bytes start
+ * @len: how many bytes, within @page
+ * @flags: MSG_* flags; MSG_MORE: more bytes of this message follow
+ *
+ * 6.1's kernel_sendpage_locked() (MSG_SENDPAGE_NOTLAST: more pages follow)
+ * is gone since 6.5: tcp_sendmsg_locked() splices pages from a bio_vec
+ * with MSG_SPLICE_PAGES, and copies them on a route that cannot gather.
+ *
+ * Return: the bytes TCP took, or a negative errno.
+ */
+static inline int rddp_tcp_lend_page_locked(struct sock *sk,
+					    struct page *page, int offset,
+					    size_t len, int flags)
+{
+#ifdef RDDP_HAVE_KERNEL_SENDPAGE_LOCKED
+	if (flags & MSG_MORE)
+		flags |= MSG_SENDPAGE_NOTLAST;
+	return kernel_sendpage_locked(sk, page, offset, len, flags);
+#else
+	struct msghdr msg = { .msg_flags = flags | MSG_SPLICE_PAGES };
+	struct bio_vec bv;
+
+	bvec_set_page(&bv, page, len, offset);
+	iov_iter_bvec(&msg.msg_iter, ITER_SOURCE, &bv, 1, len);
+	return tcp_sendmsg_locked(sk, &msg, len);
+#endif
+}
+
+#endif /* RDDP_COMPAT_H */

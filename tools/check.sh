@@ -232,17 +232,18 @@ uml_lane=$!
 trap 'kill "$uml_lane" 2>/dev/null' EXIT
 
 
-# hostile.sh here too: the hostile-peer suite on Debian's own kernel (its
-# debug-kernel run is uml-debug-hostile; qemu's, with kmemleak, comes with
-# RDDP_CHECK_QEMU_DEBUG=all). trace.sh only here: the UML kernels are
-# built without tracing. sctp.sh (DDP over SCTP) runs in cm.sh's boot, not
-# in one of its own: the qemu lane is the long one (39 min 57 s of its 40 on
-# 2026-11-25) and a stock boot with its module load costs ~30 s of TCG;
-# cm.sh is short, ends with rddp unloaded and dummy0 up, and a failure of
-# one stays named apart ("sctp: ..." checks in vm-stock-cm's log).
-vm stock tests/vm/link.sh tests/vm/verbs.sh tests/vm/rdma.sh tests/vm/cm.sh+sctp.sh \
-	tests/vm/rddpctl.sh tests/vm/netns.sh tests/vm/ulp.sh tests/vm/hostile.sh \
-	tests/vm/trace.sh
+# Debian's kernel: the one-guest suites in three boots (a stock boot with
+# its module load costs ~30 s of TCG; the qemu lane is the long one). Each
+# SCRIPT+MORE boot runs MORE after SCRIPT (t_then), its checks named
+# "MORE: ..." in SCRIPT's suite, which either name selects: vm-stock-link
+# holds verbs.sh and rdma.sh, vm-stock-cm sctp.sh (DDP over SCTP),
+# rddpctl.sh and netns.sh, vm-stock-ulp hostile.sh and trace.sh. Each
+# script ends with rddp unloaded. hostile.sh here too: the hostile-peer
+# suite on Debian's own kernel (its debug-kernel run is uml-debug-hostile;
+# qemu's, with kmemleak, comes with RDDP_CHECK_QEMU_DEBUG=all). trace.sh
+# only here: the UML kernels are built without tracing.
+vm stock tests/vm/link.sh+verbs.sh+rdma.sh tests/vm/cm.sh+sctp.sh+rddpctl.sh+netns.sh \
+	tests/vm/ulp.sh+hostile.sh+trace.sh
 # Two guests, rddp in one and upstream siw in the other, with a pcap.
 # (smoke and markers, rddp at both ends, run in uml-debug-two.)
 suite vm-stock-two bash tools/vm/two-vm-check.sh stock interop ulp-siw ulp-rddp

@@ -172,3 +172,6 @@ t_run "siw beside rddp: rmmod rddp (second time)" rmmod rddp
 t_run "siw beside rddp: siw0 survives again" has_dev siw0
 t_run "siw beside rddp: rmmod siw" rmmod siw
 t_run "siw beside rddp: no device left" sh -c '! ls /sys/class/infiniband/ | grep -q .'
+# Arguments: more scripts to run in this boot (t_then, lib.sh); make
+# check's qemu lane runs verbs.sh and rdma.sh so (tools/check.sh).
+t_then "$@"

@@ -31,33 +31,41 @@ want() {
 	return 1
 }
 
-# child_cpu: cpu_ticks= the CPU ticks used by this lane's shell's
-# waited-for children and theirs (/proc/PID/stat's cutime and cstime).
-# Not called in $(...): that would read a subshell's own.
+# run_counted FILE CMD...: CMD in a subshell of its own, which then writes
+# to FILE the CPU ticks CMD and its descendants used (the subshell's
+# /proc/PID/stat cutime and cstime: its only children are CMD's). Not this
+# shell's own counts: bash reaps the background lane whenever it ends, and
+# its CPU would go to the suite running then.
 hz=$(getconf CLK_TCK)
-child_cpu() {
-	local st
-	read -ra st <"/proc/$BASHPID/stat"
-	cpu_ticks=$((st[15] + st[16]))
+run_counted() {
+	local f=$1
+	shift
+	(
+		"$@"
+		rc=$?
+		read -ra st <"/proc/$BASHPID/stat"
+		echo $((st[15] + st[16])) >"$f"
+		exit "$rc"
+	)
 }
 
 # suite NAME CMD...: run CMD, show its output (only its last line in the
 # background lane, quiet=1), take its counts.
 quiet=0
 suite() {
-	local name=$1 rc line p=0 f=0 s=0 t0=$SECONDS c0
+	local name=$1 rc line p=0 f=0 s=0 t0=$SECONDS cpu
 	shift
 	want "$name" || return 0
-	child_cpu
-	c0=$cpu_ticks
+	rm -f "$logdir/$name.cpu"
 	if [ "$quiet" = 1 ]; then
-		"$@" >"$logdir/$name.log" 2>&1
+		run_counted "$logdir/$name.cpu" "$@" >"$logdir/$name.log" 2>&1
 		rc=$?
 	else
 		rddp_log "== $name: $*"
-		"$@" 2>&1 | tee "$logdir/$name.log"
+		run_counted "$logdir/$name.cpu" "$@" 2>&1 | tee "$logdir/$name.log"
 		rc=${PIPESTATUS[0]}
 	fi
+	cpu=$(cat "$logdir/$name.cpu" 2>/dev/null || echo 0)
 	line=$(grep -E '^[A-Za-z0-9_.-]+: [0-9]+ passed, [0-9]+ failed(, [0-9]+ skipped)?$' \
 		"$logdir/$name.log" | tail -1)
 	if [ -n "$line" ]; then
@@ -75,8 +83,7 @@ suite() {
 		echo "$name: exited with status $rc" | tee -a "$logdir/$name.log"
 	fi
 	[ "$quiet" = 1 ] && echo "== $name (background lane): $p passed, $f failed, $s skipped"
-	child_cpu
-	echo "$name $p $f $s $((SECONDS - t0)) $(((cpu_ticks - c0) / hz))" >>"$results"
+	echo "$name $p $f $s $((SECONDS - t0)) $((cpu / hz))" >>"$results"
 }
 
 # build LOG TARGET...: make the targets; one build at a time, as both

@@ -10,6 +10,18 @@ set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 cd "$RDDP_TOP"
 
+# C and C++ compile through ccache when it is installed (make deps installs
+# it), its cache in ~/.cache/rddp/ccache beside the kernels: CMake takes
+# the launcher from the environment for every tree it configures here
+# (build/cmake, build/fuzz, the package's), so a fresh clone's builds hit
+# the last run's objects. Paths below the checkout are hashed relative to
+# it, so another clone's path hits too. Coverage builds without it
+# (tools/coverage.sh): gcov's notes must name this checkout's files.
+if command -v ccache >/dev/null; then
+	export CCACHE_DIR="$RDDP_CACHE/ccache" CCACHE_BASEDIR="$RDDP_TOP" CCACHE_NOHASHDIR=1 \
+		CCACHE_MAXSIZE=2G CMAKE_C_COMPILER_LAUNCHER=ccache CMAKE_CXX_COMPILER_LAUNCHER=ccache
+fi
+
 logdir="$RDDP_TOP/build/check"
 mkdir -p "$logdir"
 # One line per suite that ran: NAME PASSED FAILED SKIPPED SECONDS CPU

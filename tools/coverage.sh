@@ -5,6 +5,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 B=build/coverage
 MIN=95
+# Not through ccache (tools/check.sh): an object from another checkout
+# would name that checkout's sources in its gcov notes.
+export CCACHE_DISABLE=1
+unset CMAKE_C_COMPILER_LAUNCHER CMAKE_CXX_COMPILER_LAUNCHER
 if [ ! -f "$B/Makefile" ]; then
 	cmake -S . -B "$B" -DRDDP_COVERAGE=ON -DCMAKE_BUILD_TYPE=Debug >/dev/null
 fi

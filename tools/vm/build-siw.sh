@@ -35,19 +35,21 @@ cp -r "$src/drivers/infiniband/sw/siw/." "$out.tmp/"
 sed -i 's/^const bool zcopy_tx = true;$/const bool zcopy_tx = false;/' "$out.tmp/siw_main.c"
 grep -q '^const bool zcopy_tx = false;$' "$out.tmp/siw_main.c" ||
 	rddp_die "siw_main.c: zcopy_tx not found (tools/vm/build-siw.sh)"
-# siw_accept() sends its MPA Reply and only then points the socket's
-# data_ready at siw_rtr_data_ready (siw_sk_assign_rtr_upcalls(); 6.1 and
-# 6.12 alike). An RTR, and the first FPDUs behind it, that arrive in
-# between are seen by siw_cm_llp_data_ready(), which ignores data in
-# RDMA_MODE, and nothing wakes the QP again: the connection stalls with
-# its data unread. Over a fast link a TCG guest descheduled between the
-# two lines hits it (seen: rddp's RTR and first Send within 5 ms of siw's
-# Reply, siw's rping server waiting for ever). The peer hooks the socket
-# before it sends the Reply, so that interop tests rddp, not that race.
-perl -0pi -e 's/(\tsiw_dbg_cep\(cep, "\[QP %u\]: send mpa reply.*?\n.*?\n\n)(\trv = siw_send_mpareqrep\(cep, params->private_data,\n\t\t\t\tparams->private_data_len\);\n\tif \(rv != 0\)\n\t\tgoto error;\n\n)\tif \(wait_for_peer_rts\) \{\n\t\tsiw_sk_assign_rtr_upcalls\(cep\);\n\t\} else \{\n/$1\tif (wait_for_peer_rts)\n\t\tsiw_sk_assign_rtr_upcalls(cep);\n$2\tif (!wait_for_peer_rts) {\n/s' "$out.tmp/siw_cm.c"
-grep -B2 -A1 -F 'siw_sk_assign_rtr_upcalls(cep);' "$out.tmp/siw_cm.c" | grep -q 'if (wait_for_peer_rts)' &&
+# siw_accept() sends its MPA Reply and only then hooks the socket for what
+# the initiator sends next: its RTR (siw_sk_assign_rtr_upcalls()) or, with
+# MPA revision 1, its first FPDUs (siw_qp_socket_assoc()); 6.1 and 6.12
+# alike. Data that arrives in between is seen by siw_cm_llp_data_ready(),
+# which ignores data in RDMA_MODE, and nothing wakes the QP again: the
+# connection stalls with its data unread. Over a fast link a TCG guest
+# descheduled between the two hits it (seen: rddp's RTR and first Send
+# within 5 ms of siw's Reply, siw's rping server waiting for ever; an
+# ib_send_bw over revision 1 that never completed). The peer hooks the
+# socket before it sends the Reply, so that interop tests rddp, not that
+# race.
+perl -0pi -e 's/(\trv = siw_send_mpareqrep\(cep, params->private_data,\n\t\t\t\tparams->private_data_len\);\n\tif \(rv != 0\)\n\t\tgoto error;\n\n)\tif \(wait_for_peer_rts\) \{\n\t\tsiw_sk_assign_rtr_upcalls\(cep\);\n\t\} else \{\n\t\tsiw_qp_socket_assoc\(cep, qp\);\n/\tif (wait_for_peer_rts)\n\t\tsiw_sk_assign_rtr_upcalls(cep);\n\telse\n\t\tsiw_qp_socket_assoc(cep, qp);\n$1\tif (!wait_for_peer_rts) {\n/s' "$out.tmp/siw_cm.c"
+grep -A3 -F 'if (wait_for_peer_rts)' "$out.tmp/siw_cm.c" | grep -q 'siw_qp_socket_assoc(cep, qp);' &&
 	grep -q -F 'if (!wait_for_peer_rts) {' "$out.tmp/siw_cm.c" ||
-	rddp_die "siw_cm.c: siw_accept()'s RTR hook not found (tools/vm/build-siw.sh)"
+	rddp_die "siw_cm.c: siw_accept()'s socket hooks not found (tools/vm/build-siw.sh)"
 nice make -C "/lib/modules/$kver/build" M="$out.tmp" CONFIG_RDMA_SIW=m -j2 modules \
 	>"$out.tmp/build.log" 2>&1 ||
 	{ tail -30 "$out.tmp/build.log" >&2; rddp_die "siw build failed (log: $out.tmp/build.log)"; }

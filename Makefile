@@ -16,7 +16,7 @@ JOBS ?= $(shell nproc)
 # rddp's version from git (tools/version.sh): MODULE_VERSION, the packages.
 RDDP_VERSION := $(or $(shell bash tools/version.sh 2>/dev/null),unknown)
 
-.PHONY: all kmod kmod-stock kmod-debug kmod-uml-debug kmod-uml userspace deps check demo bench bench-core \
+.PHONY: all kmod kmod-stock kmod-stock-6.12 kmod-debug kmod-uml-debug kmod-uml userspace deps check demo bench bench-core \
 	coverage fuzz install clean help debug-kernel deb
 
 all: kmod userspace
@@ -53,6 +53,10 @@ kmod:
 # The test guests' builds also make the test module (kmod/test/).
 kmod-stock:
 	$(call kmod_build,/lib/modules/$(STOCK_KVER)/build,$(BUILD)/kmod-stock,RDDP_TESTS=1)
+
+# Debian's 6.12 (the newest 6.12 headers installed; make deps installs them).
+kmod-stock-6.12:
+	$(call kmod_build,/usr/src/linux-headers-$(shell bash -c '. tools/lib.sh; rddp_612_kver'),$(BUILD)/kmod-stock-6.12,RDDP_TESTS=1)
 
 debug-kernel:
 	@bash tools/kernel/build-debug-kernel.sh

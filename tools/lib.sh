@@ -29,6 +29,27 @@ rddp_612_kver() {
 	echo "${k#linux-headers-}"
 }
 
+# rddp_612_image: Debian's 6.12 kernel image of the installed 6.12 headers'
+# version (linux-image-KVER), unpacked into the cache with its modules
+# depmod'ed, never installed on the host; prints the directory (its
+# boot/vmlinuz-KVER, lib/modules/KVER). The qemu guests' `stock-6.12`.
+rddp_612_image() {
+	local kver dir tmp
+	kver=$(rddp_612_kver) || return 1
+	dir="$RDDP_CACHE/linux-image-$kver"
+	if [ ! -f "$dir/boot/vmlinuz-$kver" ]; then
+		tmp=$(mktemp -d) || return 1
+		rddp_log "fetching linux-image-$kver into $dir"
+		(cd "$tmp" && apt-get download "linux-image-$kver" >/dev/null 2>&1) &&
+			rm -rf "$dir.tmp" && dpkg-deb -x "$tmp"/linux-image-*.deb "$dir.tmp" &&
+			depmod -b "$dir.tmp" "$kver" && rm -rf "$dir" && mv "$dir.tmp" "$dir"
+		local rc=$?
+		rm -rf "$tmp"
+		[ "$rc" -eq 0 ] || return 1
+	fi
+	echo "$dir"
+}
+
 rddp_log() { printf '[%s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
 rddp_die() { rddp_log "error: $*"; exit 1; }
 

@@ -62,14 +62,18 @@ nvme_ctrl() {
 	echo "${f%/subsysnqn}"
 }
 
-# nvme-cli as a user runs it; the host NQN is given (no /etc/nvme here).
+# nvme-cli as a user runs it; the host NQN and ID are given (no /etc/nvme
+# here). Both: on Linux 6.12 (Debian's 6.12.117) nvme-fabrics gives a host
+# NQN without an ID the default host's ID, and refuses an ID known under
+# another NQN ("found same hostid ... but different hostnqn", EINVAL).
 nvme_hostnqn=nqn.2026-11.org.rddp:host
+nvme_hostid=9d4f6a3e-1c2b-4e5f-8a7b-726464700001
 
 # nvme_discover IP: the discovery controller's log over rdma lists our
 # subsystem on rdma IP:4420.
 nvme_discover() { # IP
 	local out
-	out=$(nvme discover -t rdma -a "$1" -s 4420 --hostnqn=$nvme_hostnqn 2>&1) ||
+	out=$(nvme discover -t rdma -a "$1" -s 4420 --hostnqn=$nvme_hostnqn --hostid=$nvme_hostid 2>&1) ||
 		{ echo "$out"; dmesg | tail -20; return 1; }
 	echo "$out" | grep -E 'trtype|traddr|trsvcid|subnqn'
 	echo "$out" | grep -q "subnqn: *$nvme_nqn" && echo "$out" | grep -q "traddr: *$1"
@@ -77,7 +81,7 @@ nvme_discover() { # IP
 
 nvme_connect() { # IP
 	local i out c
-	out=$(nvme connect -t rdma -a "$1" -s 4420 -n $nvme_nqn --hostnqn=$nvme_hostnqn 2>&1) ||
+	out=$(nvme connect -t rdma -a "$1" -s 4420 -n $nvme_nqn --hostnqn=$nvme_hostnqn --hostid=$nvme_hostid 2>&1) ||
 		{ echo "$out"; dmesg | tail -20; return 1; }
 	for i in $(seq 1 300); do
 		c=$(nvme_ctrl)

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 # Builds (or finds in the cache) the guest initramfs for one kernel and prints
-# its path. KERNEL is `stock` (Debian's 6.1), `debug` (tools/kernel) or a
+# its path. KERNEL is `stock` (Debian's 6.1), `stock-6.12` (Debian's 6.12,
+# unpacked into the cache), `debug` (tools/kernel) or a
 # User-Mode Linux kernel, `uml-debug` or `uml` (tools/kernel/build-uml-kernel.sh).
 #
 # The guest userland is taken from this host's Debian packages: busybox for
@@ -24,6 +25,13 @@ stock)
 	modroot=/
 	kid="$kver $(dpkg-query -W -f='${Version}' "linux-image-$kver")"
 	;;
+stock-6.12)
+	# Debian's 6.12 (rddp_612_image, tools/lib.sh): its image unpacked
+	# into the cache, not installed.
+	kver=$(rddp_612_kver) || rddp_die "no Linux 6.12 headers (make deps)"
+	modroot=$(rddp_612_image) || rddp_die "cannot fetch Debian's 6.12 kernel image"
+	kid="$kver $(stat -c %s "$modroot/boot/vmlinuz-$kver")"
+	;;
 debug)
 	kdir=$(bash "$RDDP_TOP/tools/kernel/build-debug-kernel.sh")
 	kver=$(cat "$kdir/include/config/kernel.release")
@@ -37,7 +45,7 @@ uml-debug | uml)
 	modroot=$kdir/mods
 	kid="$kernel $kdir"
 	;;
-*) rddp_die "unknown kernel '$kernel' (stock, debug, uml-debug or uml)" ;;
+*) rddp_die "unknown kernel '$kernel' (stock, stock-6.12, debug, uml-debug or uml)" ;;
 esac
 
 bins=(bash busybox kmod ip rdma ibv_devinfo ibv_devices ibv_asyncwatch ibv_rc_pingpong

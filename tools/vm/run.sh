@@ -5,7 +5,9 @@
 #
 #   tools/vm/run.sh [options] TEST [ARGS...]
 #
-#   --kernel K            stock: Debian's 6.1 kernel (default); debug: the
+#   --kernel K            stock: Debian's 6.1 kernel (default); stock-6.12:
+#                         Debian's 6.12 (its image unpacked into the cache,
+#                         tools/lib.sh rddp_612_image); debug: the
 #                         qemu debug kernel (tools/kernel); uml-debug, uml:
 #                         User-Mode Linux 6.1 with and without debugging
 #                         (tools/kernel/build-uml-kernel.sh), one guest only
@@ -84,13 +86,17 @@ gkernel[b]=${kernel_b:-$kernel}
 for r in "${roles[@]}"; do
 	case ${gkernel[$r]} in
 	stock) bzimage[$r]=/boot/vmlinuz-$(rddp_stock_kver) ;;
+	stock-6.12)
+		img=$(rddp_612_image) || rddp_die "cannot fetch Debian's 6.12 kernel image"
+		bzimage[$r]=$img/boot/vmlinuz-$(rddp_612_kver)
+		;;
 	debug) bzimage[$r]=$(bash "$RDDP_TOP/tools/kernel/build-debug-kernel.sh")/arch/x86/boot/bzImage ;;
 	uml-debug | uml)
 		[[ $RDDP_TOP != *[[:space:]]* ]] || rddp_die "User-Mode Linux needs a path without spaces"
 		bzimage[$r]=$(bash "$RDDP_TOP/tools/kernel/build-uml-kernel.sh" \
 			"$([ "${gkernel[$r]}" = uml ] && echo plain || echo debug)")/linux
 		;;
-	*) rddp_die "unknown kernel '${gkernel[$r]}' (stock, debug, uml-debug or uml)" ;;
+	*) rddp_die "unknown kernel '${gkernel[$r]}' (stock, stock-6.12, debug, uml-debug or uml)" ;;
 	esac
 	initrd[$r]=$(bash "$RDDP_TOP/tools/vm/mkinitramfs.sh" "${gkernel[$r]}")
 done

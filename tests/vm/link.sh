@@ -106,8 +106,11 @@ t_run "rmmod after reload" rmmod rddp
 # event. Now each driver's device works while the other is loaded and when
 # rddp goes; siw's own unload still removes every device with the id, so it
 # is refused while rddp has one.
+# Debian's kernels have no siw (the two-guest runs bring their own): the
+# scripts make check runs in this boot (t_then, below) run here then.
 if ! modprobe siw 2>/dev/null; then
 	t_skip "siw and rddp in one kernel" "no siw module for this kernel"
+	t_then "$@"
 	exit 0
 fi
 ip link add dummy3 type dummy

@@ -229,10 +229,15 @@ exits() { # CODE CMD...: CMD exits with CODE
 }
 user() { setpriv --reuid=1000 --regid=1000 --clear-groups "$@"; }
 
+# setup_dummy: dummy0 up with 198.51.100.1/24, whatever ran before in this
+# boot (a script before it may have deleted dummy0 with dummy loaded, and
+# then numdummies= creates none; t_then).
 setup_dummy() {
 	modprobe dummy numdummies=1 &&
+		{ ip link show dummy0 >/dev/null 2>&1 || ip link add dummy0 type dummy; } &&
 		ip link set dummy0 up &&
-		ip addr add 198.51.100.1/24 dev dummy0
+		{ ip -4 addr show dev dummy0 | grep -q ' 198\.51\.100\.1/' ||
+			ip addr add 198.51.100.1/24 dev dummy0; }
 }
 
 # rping_run SECONDS ARGS...: `rping ARGS` (server or client) within

@@ -32,34 +32,30 @@ check() { # NAME LOGFILE RC: a check passes with rc 0 and no warning lines
 	fi
 }
 
-# In a tree of its own, built from scratch: make check builds
-# build/kmod-stock for its guests before this runs, and a build that is up
-# to date prints no warning whatever the sources hold.
-kdir=$RDDP_TOP/build/kmod-check
-rm -rf "$kdir"
-make -s kmod KDIR="/lib/modules/$(rddp_stock_kver)/build" KMOD_OUT="$kdir" RDDP_TESTS=1 \
-	>"$out/kmod-stock.log" 2>&1
-check "rddp.ko builds for Debian 6.1 with W=1, no warnings" "$out/kmod-stock.log" $?
+# build_and_sparse KDIR TREE NAME LOG: rddp.ko for the kernel at KDIR in a
+# tree of its own, built from scratch (make check builds build/kmod-stock
+# for its guests before this runs, and a build that is up to date prints
+# no warning whatever the sources hold), then sparse over every file (C=2
+# re-checks files that are already built); logs kmod-LOG.log and
+# kmod-sparse-LOG.log.
+build_and_sparse() {
+	local kdir=$1 tree=$2 name=$3 log=$4
+	rm -rf "$tree"
+	make -s kmod KDIR="$kdir" KMOD_OUT="$tree" RDDP_TESTS=1 >"$out/kmod-$log.log" 2>&1
+	check "rddp.ko builds for $name with W=1, no warnings" "$out/kmod-$log.log" $?
+	make -s -C "$kdir" M="$tree" RDDP_INCLUDE="$RDDP_TOP/include" \
+		RDDP_VERSION="$(bash tools/version.sh)" RDDP_TESTS=1 \
+		C=2 modules >"$out/kmod-sparse-$log.log" 2>&1
+	check "sparse (C=2) clean on $name" "$out/kmod-sparse-$log.log" $?
+}
+build_and_sparse "/lib/modules/$(rddp_stock_kver)/build" "$RDDP_TOP/build/kmod-check" \
+	"Debian 6.1" stock
 
-# sparse over every file (C=2 re-checks files that are already built)
-make -s -C "/lib/modules/$(rddp_stock_kver)/build" M="$kdir" \
-	RDDP_INCLUDE="$RDDP_TOP/include" RDDP_VERSION="$(bash tools/version.sh)" RDDP_TESTS=1 \
-	C=2 modules >"$out/kmod-sparse.log" 2>&1
-check "sparse (C=2) clean" "$out/kmod-sparse.log" $?
-
-# The same for Linux 6.12 (Debian 12's 6.12 headers; kmod/compat.h):
-# rddp.ko builds without a warning and sparse is clean.
+# The same for Linux 6.12 (Debian 12's 6.12 headers; kmod/compat.h).
 k612=$(rddp_612_kver) || k612=""
 if [ -n "$k612" ]; then
-	kdir612=$RDDP_TOP/build/kmod-check-6.12
-	rm -rf "$kdir612"
-	make -s kmod KDIR="/usr/src/linux-headers-$k612" KMOD_OUT="$kdir612" RDDP_TESTS=1 \
-		>"$out/kmod-6.12.log" 2>&1
-	check "rddp.ko builds for Linux $k612 with W=1, no warnings" "$out/kmod-6.12.log" $?
-	make -s -C "/usr/src/linux-headers-$k612" M="$kdir612" \
-		RDDP_INCLUDE="$RDDP_TOP/include" RDDP_VERSION="$(bash tools/version.sh)" RDDP_TESTS=1 \
-		C=2 modules >"$out/kmod-sparse-6.12.log" 2>&1
-	check "sparse (C=2) clean on Linux $k612" "$out/kmod-sparse-6.12.log" $?
+	build_and_sparse "/usr/src/linux-headers-$k612" "$RDDP_TOP/build/kmod-check-6.12" \
+		"Linux $k612" 6.12
 else
 	echo "no Linux 6.12 headers (make deps installs them)" >"$out/kmod-6.12.log"
 	check "Linux 6.12 headers are installed" "$out/kmod-6.12.log" 1

@@ -291,20 +291,14 @@ static int rddp_sock_create(struct rddp_cep *cep, int family,
  * tools/vm/uml-wire.py --loss 2: a server QP or two in 64 connections
  * closed). So the socket takes the reference a user socket has, as mptcp's
  * subflows do, for the rest of its life as an orphan: TCP retransmits and
- * times out as for any socket, and frees it, and the reference, when done.
- * A namespace already being dismantled gives no reference: its sockets go
+ * times out as for any socket, and frees it, and the reference, when done
+ * (compat.h: how the reference is taken differs between 6.1 and 6.12). A
+ * namespace already being dismantled gives no reference: its sockets go
  * without retransmissions, as before.
  */
 void rddp_sock_release(struct socket *sock)
 {
-	struct sock *sk = sock->sk;
-	struct net *net = sock_net(sk);
-
-	if (!sk->sk_net_refcnt && maybe_get_net(net)) {
-		netns_tracker_alloc(net, &sk->ns_tracker, GFP_KERNEL);
-		sk->sk_net_refcnt = 1;
-		sock_inuse_add(net, 1);
-	}
+	rddp_sk_hold_net(sock->sk);
 	sock_release(sock);
 }
 

@@ -101,4 +101,35 @@ static inline int rddp_tcp_lend_page_locked(struct sock *sk,
 #endif
 }
 
+/**
+ * rddp_sk_hold_net() - give a kernel socket the namespace reference a user
+ *	socket holds, so that TCP keeps its timers once it is an orphan
+ * @sk: a kernel socket (sk_alloc() with kern = 1) that rddp is releasing
+ *
+ * 6.1's kernel sockets hold nothing on their namespace: the reference is
+ * taken and flagged by hand. Since 6.12's stable releases they hold a
+ * passive reference, which __sk_destruct() drops only for a socket without
+ * sk_net_refcnt: flagging it by hand would leak it and with it the
+ * namespace, so sk_net_refcnt_upgrade() trades it for a full one. A
+ * namespace already being dismantled (maybe_get_net() fails) gives none.
+ *
+ * Return: true if @sk holds a reference on its namespace now.
+ */
+static inline bool rddp_sk_hold_net(struct sock *sk)
+{
+	struct net *net = sock_net(sk);
+
+	if (sk->sk_net_refcnt || !maybe_get_net(net))
+		return false;
+#ifdef RDDP_HAVE_SK_NET_REFCNT_UPGRADE
+	sk_net_refcnt_upgrade(sk);
+	put_net(net);
+#else
+	netns_tracker_alloc(net, &sk->ns_tracker, GFP_KERNEL);
+	sk->sk_net_refcnt = 1;
+	sock_inuse_add(net, 1);
+#endif
+	return true;
+}
+
 #endif /* RDDP_COMPAT_H */

@@ -170,7 +170,9 @@ boot_qemu() {
 	# The debug kernel's ACPI PCI routing loop times out under TCG (~35 s).
 	# One command line for every guest whatever its kernel (Debian's boots
 	# with pci=noacpi too); only rddp_vm.kernel= differs between them.
-	cmdline="console=ttyS0 tsc=reliable highres=off panic=-1 oops=panic pci=noacpi"
+	# slab_nomerge: each slab cache on its own, so that a test can count
+	# one kind of object (tests/vm/netns.sh: struct net).
+	cmdline="console=ttyS0 tsc=reliable highres=off panic=-1 oops=panic pci=noacpi slab_nomerge"
 	[ -z "${RDDP_VM_APPEND:-}" ] || cmdline+=" $RDDP_VM_APPEND"
 	net=(-nic none)
 	if [ "$topology" = two ]; then
@@ -225,7 +227,7 @@ boot_uml() {
 	fi
 	TMPDIR=/dev/shm timeout -k 10 $((timeout + 240)) "${pin[@]}" "${wire[@]}" "${bzimage[$r]}" "$@" \
 		mem="${RDDP_UML_MEM:-2G}" initrd="${initrd[$r]}" con0=null,fd:1 con=null \
-		uml_dir="$res/uml-$r" umid="rddp-$r" panic=-1 oops=panic kmemleak=off \
+		uml_dir="$res/uml-$r" umid="rddp-$r" panic=-1 oops=panic kmemleak=off slab_nomerge \
 		rddp_vm.role="$r" rddp_vm.kernel="${gkernel[$r]}" rddp_vm.timeout="$timeout" \
 		rddp_vm.top="$RDDP_TOP" rddp_vm.results="$res" \
 		rddp_vm.mhz="$(awk '/^cpu MHz/ {print $4; exit}' /proc/cpuinfo)" \

@@ -124,6 +124,20 @@ static void rddp_rq_flush(struct rddp_qp *qp, bool complete)
 }
 
 /*
+ * A QP on a shared receive queue takes no more of its RQEs once in ERROR
+ * (its stream has stopped before the state changes): the consumer learns
+ * so from IB_EVENT_QP_LAST_WQE_REACHED (IB spec vol. 1, affiliated
+ * asynchronous events; RFC 5040 has no SRQ), on which it may destroy the
+ * QP without losing an RQE. 6.12's ib_drain_qp() moves such a QP to ERROR
+ * and waits up to 60 s for the event, once per drain.
+ */
+static void rddp_qp_last_wqe(struct rddp_qp *qp)
+{
+	if (qp->srq)
+		rddp_qp_event(qp, IB_EVENT_QP_LAST_WQE_REACHED);
+}
+
+/*
  * Sets the state with both queue locks held. ERROR flushes every posted WQE
  * with IB_WC_WR_FLUSH_ERR; RESET discards them without completions. Both
  * consume the ring from the kernel's index, so libsiw's producer index stays
@@ -409,6 +423,9 @@ int rddp_modify_qp(struct ib_qp *base, struct ib_qp_attr *attr, int mask,
 		    attr->en_sqd_async_notify)
 			rddp_qp_event(qp, IB_EVENT_SQ_DRAINED);
 	}
+	/* Also when already in ERROR: each ib_drain_qp() waits for one. */
+	if (next == IB_QPS_ERR)
+		rddp_qp_last_wqe(qp);
 out:
 	mutex_unlock(&qp->state_lock);
 	return ret;
@@ -765,13 +782,19 @@ void rddp_qp_connect_end(struct rddp_qp *qp, struct rddp_cep *cep)
 
 void rddp_qp_to_error(struct rddp_qp *qp, enum ib_event_type event)
 {
+	bool to_err = false;
+
 	mutex_lock(&qp->state_lock);
 	rddp_qp_stream_end(qp, false);
-	if (qp->state != IB_QPS_ERR && qp->state != IB_QPS_RESET)
+	if (qp->state != IB_QPS_ERR && qp->state != IB_QPS_RESET) {
 		rddp_qp_set_state(qp, IB_QPS_ERR);
+		to_err = true;
+	}
 	mutex_unlock(&qp->state_lock);
 	if (event)
 		rddp_qp_event(qp, event);
+	if (to_err)
+		rddp_qp_last_wqe(qp);
 }
 
 int rddp_qp_sq_next(struct rddp_qp *qp, struct siw_sqe *out)

@@ -5,7 +5,7 @@
  * an rddp device whose netdev has the address @addr; connects pairs of RC
  * QPs to itself through rdma_cm and checks fast registration, local and
  * remote invalidation (RFC 5040 Send with Invalidate), Read with
- * invalidate, ib_drain_qp and the refusals: a page list beyond the MR's,
+ * invalidate, ib_drain_qp (also of a QP on an SRQ) and the refusals: a page list beyond the MR's,
  * REG_MR of a valid MR, map_mr_sg under a valid registration, use of an
  * invalidated STag and remote invalidation of an STag of another PD or of
  * one that cannot be invalidated. The peer's Terminate for each refusal is
@@ -90,6 +90,10 @@ static struct kv_pair kv;
 static struct kv_ep *kv_accept = &kv.srv;
 /* If set, the server end of the next pair uses this PD (kv_serve_remap()). */
 static struct ib_pd *kv_srv_pd;
+/* If set, the server end's QP of the next pair is on it (kv_test_srq_drain()). */
+static struct ib_srq *kv_srv_srq;
+/* IB_EVENT_QP_LAST_WQE_REACHED events seen on any QP of the tests. */
+static atomic_t kv_last_wqe = ATOMIC_INIT(0);
 /* The client's CQ poll context for the next pair (kv_test_direct). */
 static enum ib_poll_context kv_cli_poll = IB_POLL_SOFTIRQ;
 static DECLARE_WAIT_QUEUE_HEAD(kv_wq);
@@ -155,11 +159,18 @@ static int kv_wait_event(struct kv_ep *ep, enum rdma_cm_event_type t)
 	return test_bit(t, &ep->seen) ? 0 : -ECONNREFUSED;
 }
 
+static void kv_qp_event(struct ib_event *ev, void *ctx)
+{
+	if (ev->event == IB_EVENT_QP_LAST_WQE_REACHED)
+		atomic_inc(&kv_last_wqe);
+}
+
 static int kv_ep_qp(struct kv_ep *ep)
 {
 	struct ib_qp_init_attr a = {
 		.qp_type = IB_QPT_RC,
 		.sq_sig_type = IB_SIGNAL_REQ_WR,
+		.event_handler = kv_qp_event,
 		.cap = {
 			.max_send_wr = KV_WRS,
 			.max_recv_wr = KV_WRS,
@@ -167,6 +178,12 @@ static int kv_ep_qp(struct kv_ep *ep)
 			.max_recv_sge = 2,
 		},
 	};
+
+	if (ep == kv_accept && kv_srv_srq) {
+		a.srq = kv_srv_srq;
+		a.cap.max_recv_wr = 0;
+		a.cap.max_recv_sge = 0;
+	}
 
 	if (!ep->pd)
 		ep->pd = ib_alloc_pd(ep->id->device, 0);
@@ -675,6 +692,66 @@ static void kv_test_drain(struct kv_pair *p)
 }
 
 /*
+ * The server's QP on a shared receive queue, as nvmet-rdma's use_srq=1: a
+ * Send lands in an RQE posted to the SRQ; ib_drain_qp() moves the QP to
+ * ERROR, which raises IB_EVENT_QP_LAST_WQE_REACHED (kmod/qp.c,
+ * rddp_qp_last_wqe()): 6.12's drain waits up to 60 s for it (6.1's waits
+ * for nothing), and so does the drain of the teardown after it.
+ */
+static void kv_test_srq_drain(void)
+{
+	struct ib_srq_init_attr sa = {
+		.attr = { .max_wr = KV_WRS, .max_sge = 1 },
+	};
+	struct ib_recv_wr rwr = { .num_sge = 1 };
+	struct kv_wr *r, *s = NULL;
+	struct ib_sge sge;
+	unsigned long t0;
+	bool ok;
+
+	kv_srv_pd = ib_alloc_pd(kv_listen.id->device, 0);
+	if (IS_ERR(kv_srv_pd)) {
+		kv_srv_pd = NULL;
+		kv_result(false, "a PD and an SRQ for the server's QP");
+		return;
+	}
+	kv_srv_srq = ib_create_srq(kv_srv_pd, &sa);
+	if (IS_ERR(kv_srv_srq)) {
+		kv_srv_srq = NULL;
+		kv_result(false, "a PD and an SRQ for the server's QP");
+		goto out_pd;
+	}
+	atomic_set(&kv_last_wqe, 0);
+	if (kv_pair_up(&kv)) {
+		kv_result(false, "connection with the server's QP on an SRQ");
+		goto out;
+	}
+	r = kv_wr_new(&kv);
+	rwr.wr_cqe = &r->cqe;
+	rwr.sg_list = &sge;
+	kv_sge(&kv.srv, &sge, kv_sbuf, 64);
+	if (!ib_post_srq_recv(kv_srv_srq, &rwr, NULL))
+		s = kv_send(&kv, &kv.cli, 16, 0);
+	ok = s && !kv_wr_wait(s, IB_WC_SEND) && !kv_wr_wait(r, IB_WC_RECV) &&
+	     r->wc.byte_len == 16;
+	kv_result(ok, "a Send lands in an RQE of the server QP's SRQ");
+	t0 = jiffies;
+	ib_drain_qp(kv.srv.id->qp);
+	ok = atomic_read(&kv_last_wqe) > 0 && time_before(jiffies, t0 + 10 * HZ);
+	kv_result(ok, "ib_drain_qp of a QP on an SRQ: IB_EVENT_QP_LAST_WQE_REACHED at once");
+	t0 = jiffies;
+	kv_pair_down(&kv);
+	kv_result(time_before(jiffies, t0 + 10 * HZ),
+		  "the teardown's second ib_drain_qp of it returns at once too");
+out:
+	ib_destroy_srq(kv_srv_srq);
+	kv_srv_srq = NULL;
+out_pd:
+	ib_dealloc_pd(kv_srv_pd);
+	kv_srv_pd = NULL;
+}
+
+/*
  * A CQ its consumer polls itself (IB_POLL_DIRECT, as nvme-rdma's poll
  * queues): both a send and a receive completion reaped by
  * ib_process_cq_direct(), and ib_drain_qp at teardown polls it too.
@@ -962,6 +1039,7 @@ static int __init kv_init(void)
 			kv_test_bad_inval(&kv, i);
 	}
 	kv_test_direct();
+	kv_test_srq_drain();
 out_done:
 	pr_info("rddp_kverbs: %d passed, %d failed\n", kv_n - kv_failed,
 		kv_failed);

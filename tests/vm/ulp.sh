@@ -49,7 +49,7 @@ reader=$!
 kverbs
 kill "$reader"
 wait "$reader" 2>/dev/null
-t_like "rddp_kverbs: 20 tests ran and the module loaded" '^20 modprobe: 0$' \
+t_like "rddp_kverbs: 23 tests ran and the module loaded" '^23 modprobe: 0$' \
 	echo "$kverbs_n $(cat /tmp/kverbs.rc)"
 t_like "Terminates for a Write to an invalidated STag (DDP, invalid STag)" '^[2-9]' \
 	kverbs_terms 'invalid STag (DDP layer)'
@@ -166,5 +166,6 @@ t_like "no MR left after the ULPs" '^$' sh -c 'rdma res show mr | grep -v "^$" |
 t_run "rdma link delete" rdma link delete rddp0
 t_run "rmmod rddp" rmmod rddp
 # Arguments: more scripts to run in this boot (t_then, lib.sh); make
-# check's vm-debug-ulp runs hostile-sctp.sh so (tools/check.sh).
+# check's vm-debug-ulp runs rdma.sh and hostile-sctp.sh so, vm-stock-ulp
+# hostile.sh and trace.sh (tools/check.sh).
 t_then "$@"

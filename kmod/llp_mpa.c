@@ -262,6 +262,15 @@ static int rddp_rx_actor(read_descriptor_t *desc, struct sk_buff *skb,
 					   RDDP_STAT_RX_MARKER_ERRORS :
 					   RDDP_STAT_RX_FRAMING_ERRORS);
 		rddp_stream_error(s, rddp_mpa_rx_err(ret), NULL, 0, 0, NULL);
+	} else if (ret == RDDP_MPA_OK && done != len) {
+		/*
+		 * skb_seq_read() stopped short: since 6.12 it does at frags the
+		 * CPU cannot read (devmem TCP). The bytes are lost to the
+		 * stream, whose framing no longer holds (RFC 5044 §8).
+		 */
+		pr_info_ratelimited("rddp: QP %u: %u of %zu stream octets unreadable\n",
+				    s->qp->base.qp_num, (unsigned int)(len - done), len);
+		rddp_stream_error(s, RDDP_ERR_LLP_CATASTROPHIC, NULL, 0, 0, NULL);
 	}
 	return len;
 }

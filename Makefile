@@ -45,6 +45,7 @@ define kmod_build
 	@cp -rsf $(TOP)/kmod/. $(2)/
 	@find $(2) -xtype l -delete
 	$(MAKE) -C $(1) M=$(2) RDDP_INCLUDE=$(TOP)/include RDDP_VERSION=$(RDDP_VERSION) W=1 $(3) modules
+	@echo "rddp.ko for Linux $$(sed -n 's/.*UTS_RELEASE "\(.*\)"/\1/p' $(1)/include/generated/utsrelease.h) ($(1)): $(2)/rddp.ko"
 endef
 
 kmod:

@@ -61,6 +61,24 @@ else
 	check "Linux 6.12 headers are installed" "$out/kmod-6.12.log" 1
 fi
 
+# Any other kernel stops at once with the supported ones named (kmod/Kbuild):
+# 6.1's headers made to say 6.5.
+log="$out/kmod-unsupported.log"
+rm -rf "$RDDP_TOP/build/kmod-unsupported"
+make -s kmod KDIR="/lib/modules/$(rddp_stock_kver)/build" \
+	KMOD_OUT="$RDDP_TOP/build/kmod-unsupported" PATCHLEVEL=5 >"$log" 2>&1
+rc=$?
+n=$((n + 1))
+if [ "$rc" -ne 0 ] && grep -q 'rddp supports Linux 6.1 and 6.12, not 6.5' "$log" &&
+	[ "$(grep -c 'error:' "$log")" -eq 0 ] && [ ! -e "$RDDP_TOP/build/kmod-unsupported/rddp.o" ]; then
+	pass=$((pass + 1))
+	echo "ok $n - a kernel other than 6.1 and 6.12 stops the build at once, naming them"
+else
+	fail=$((fail + 1))
+	echo "not ok $n - a kernel other than 6.1 and 6.12 stops the build at once, naming them (rc $rc, log $log)"
+	tail -5 "$log" | sed 's/^/#   /'
+fi
+
 if dbg=$(bash tools/kernel/build-debug-kernel.sh 2>"$out/debug-kernel.log"); then
 	make -s kmod-debug >"$out/kmod-debug.log" 2>&1
 	check "rddp.ko (with KUnit suites) builds for the debug kernel with W=1" \

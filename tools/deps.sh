@@ -7,7 +7,7 @@ set -euo pipefail
 pkgs=(
 	# kernel module
 	build-essential bc bison flex libelf-dev libssl-dev dwarves kmod cpio xz-utils
-	linux-image-amd64 linux-headers-amd64 linux-source-6.1 sparse
+	linux-image-amd64 linux-headers-amd64 linux-source-6.1 linux-source-6.12 sparse
 	# user space (C++20, CMake)
 	cmake g++ clang clang-format clang-tidy lld libgtest-dev libgmock-dev ccache
 	libbenchmark-dev libnl-3-dev libnl-genl-3-dev libibverbs-dev librdmacm-dev lcov

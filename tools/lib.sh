@@ -63,6 +63,33 @@ rddp_hash() {
 	} | sha256sum | cut -c1-16
 }
 
+# rddp_siw_source KERNEL: the directory of upstream siw's sources for
+# KERNEL (`stock`: Debian's 6.1, from the extracted linux-source-6.1;
+# `stock-6.12`: Debian's 6.12, whose image has no siw: drivers/infiniband/
+# sw/siw/ alone extracted from linux-source-6.12, keyed by its version).
+rddp_siw_source() {
+	local ver dir
+	case $1 in
+	stock) echo "$(rddp_linux_source)/drivers/infiniband/sw/siw" ;;
+	stock-6.12)
+		ver=$(dpkg-query -W -f='${Version}' linux-source-6.12 2>/dev/null) ||
+			rddp_die "linux-source-6.12 is not installed (make deps)"
+		dir="$RDDP_CACHE/siw-source-$ver"
+		if [ ! -f "$dir/.extracted" ]; then
+			rddp_log "extracting siw from linux-source-6.12 $ver"
+			rm -rf "$dir" "$dir.tmp"
+			mkdir -p "$dir.tmp"
+			tar -C "$dir.tmp" -xf /usr/src/linux-source-6.12.tar.xz --strip-components=5 \
+				--wildcards '*/drivers/infiniband/sw/siw/*' || rddp_die "extracting siw failed"
+			touch "$dir.tmp/.extracted"
+			mv "$dir.tmp" "$dir"
+		fi
+		echo "$dir"
+		;;
+	*) rddp_die "no siw sources for kernel '$1' (stock, stock-6.12)" ;;
+	esac
+}
+
 # Extracted linux-source-6.1, keyed by the Debian package version.
 rddp_linux_source() {
 	local ver dir

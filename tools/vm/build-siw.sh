@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
-# Builds (or finds in the cache) upstream siw.ko for Debian's stock 6.1 kernel,
-# out of tree from linux-source-6.1 (Debian builds the kernel without siw), and
-# prints its path. Used as the peer of rddp in two-VM interop runs:
+# Builds (or finds in the cache) upstream siw.ko out of tree for one of
+# Debian's kernels (Debian builds both without siw) and prints its path:
+#   tools/vm/build-siw.sh [stock|stock-6.12]
+# stock (the default) is Debian's 6.1, from linux-source-6.1; stock-6.12 its
+# 6.12, from linux-source-6.12 (tools/lib.sh, rddp_siw_source). Used as the
+# peer of rddp in two-VM interop runs:
 #   tools/vm/run.sh --topology two --ko-a build/kmod-stock/rddp.ko \
 #       --ko-b "$(tools/vm/build-siw.sh)" tests/vm/TEST.sh
 # siw and rddp must never share a kernel (both are RDMA_DRIVER_SIW).
@@ -11,8 +14,19 @@ set -euo pipefail
 # shellcheck source=tools/lib.sh
 . "$(dirname "$0")/../lib.sh"
 
-kver=$(rddp_stock_kver) || rddp_die "Debian's 6.1 kernel headers are not installed (make deps)"
-src=$(rddp_linux_source)
+kernel=${1:-stock}
+case $kernel in
+stock)
+	kver=$(rddp_stock_kver) || rddp_die "Debian's 6.1 kernel headers are not installed (make deps)"
+	kdir=/lib/modules/$kver/build
+	;;
+stock-6.12)
+	kver=$(rddp_612_kver) || rddp_die "Debian's 6.12 kernel headers are not installed (make deps)"
+	kdir=/usr/src/linux-headers-$kver
+	;;
+*) rddp_die "build-siw.sh stock|stock-6.12" ;;
+esac
+src=$(rddp_siw_source "$kernel")
 kid="$kver $(dpkg-query -W -f='${Version}' "linux-headers-$kver" 2>/dev/null || true)"
 key=$(rddp_hash "$0" "$src" "$kid" "$(gcc --version | head -1)")
 out="$RDDP_CACHE/siw-$key"
@@ -24,10 +38,11 @@ fi
 rddp_log "building siw.ko for $kver in $out"
 rm -rf "$out" "$out.tmp"
 mkdir -p "$out.tmp"
-cp -r "$src/drivers/infiniband/sw/siw/." "$out.tmp/"
-# 6.1's siw lends the pages of large unsignalled WQEs and Read Responses to
-# TCP (zcopy_tx, no module parameter) after computing the FPDU's CRC over
-# them; if the application rewrites the buffer before TCP has sent it, the
+cp -r "$src/." "$out.tmp/"
+rm -f "$out.tmp/.extracted"
+# siw (6.1's and 6.12's) lends the pages of large unsignalled WQEs and Read
+# Responses to TCP (zcopy_tx, no module parameter) after computing the
+# FPDU's CRC over them; if the application rewrites the buffer before TCP has sent it, the
 # FPDU leaves with a CRC that does not match (seen in interop: rping's
 # server, a 760-octet FPDU sent once, tshark "Bad CRC32"), and rddp
 # rightly Terminates the connection. The peer runs without zero copy so
@@ -50,7 +65,7 @@ perl -0pi -e 's/(\trv = siw_send_mpareqrep\(cep, params->private_data,\n\t\t\t\t
 grep -A3 -F 'if (wait_for_peer_rts)' "$out.tmp/siw_cm.c" | grep -q 'siw_qp_socket_assoc(cep, qp);' &&
 	grep -q -F 'if (!wait_for_peer_rts) {' "$out.tmp/siw_cm.c" ||
 	rddp_die "siw_cm.c: siw_accept()'s socket hooks not found (tools/vm/build-siw.sh)"
-nice make -C "/lib/modules/$kver/build" M="$out.tmp" CONFIG_RDMA_SIW=m -j2 modules \
+nice make -C "$kdir" M="$out.tmp" CONFIG_RDMA_SIW=m -j2 modules \
 	>"$out.tmp/build.log" 2>&1 ||
 	{ tail -30 "$out.tmp/build.log" >&2; rddp_die "siw build failed (log: $out.tmp/build.log)"; }
 mv "$out.tmp" "$out"

@@ -27,13 +27,16 @@
 #   ulp-siw  NVMe-oF/RDMA, NFS over RDMA and iSER: rddp's initiators and
 #            clients in guest a, the targets and nfsd on upstream siw in
 #            guest b (Debian's kernel, as interop);
-#   ulp-rddp the same with the targets on rddp (Debian's kernel only),
+#   ulp-rddp the same with the targets on rddp (Debian's kernels only:
+#            guest a on 6.1, guest b on 6.12 when its headers are there),
 #            guest a initiating over DDP over SCTP (tests/vm/ulp-two.sh).
+# With stock-6.12 rddp's guest and siw's boot Debian's 6.12, siw built from
+# linux-source-6.12 (tools/vm/build-siw.sh stock-6.12).
 # tshark decodes MPA/DDP/RDMAP (rpcordma disabled: its heuristic misreads
 # perftest payloads): no malformed frames, no "Bad CRC32", and what each run
 # must show on the wire. Last line: `vm-two: N passed, N failed, N skipped`.
 #
-# Usage: two-vm-check.sh stock|debug|uml-debug [RUN...]: the runs named
+# Usage: two-vm-check.sh stock|stock-6.12|debug|uml-debug [RUN...]: the runs named
 # (default: all that the kernel has). Under User-Mode Linux (`uml-debug`)
 # the two instances are joined by tools/vm/uml-wire.py, which records the
 # pcap; siw's instance (b) boots the plain UML kernel with its own siw.ko.
@@ -48,9 +51,10 @@ kernel=${1:-stock}
 rddp=build/kmod-$kernel/rddp.ko
 case $kernel in
 stock) runs=(smoke interop markers ulp-siw ulp-rddp) ;;
+stock-6.12) runs=(interop ulp-siw) ;;
 debug) runs=(smoke interop markers ulp-siw) ;;
 uml-debug) runs=(smoke interop markers faults sctp) ;;
-*) rddp_die "two-vm-check.sh stock|debug|uml-debug [RUN...]" ;;
+*) rddp_die "two-vm-check.sh stock|stock-6.12|debug|uml-debug [RUN...]" ;;
 esac
 if [ $# -gt 0 ]; then
 	for r in "$@"; do
@@ -63,13 +67,24 @@ want() { [[ " ${runs[*]} " == *" $1 "* ]]; }
 # or on the plain UML kernel, which builds siw in tree. In the smoke run
 # guest b boots $kernel: the debug kernels have siw as a module of their
 # own, Debian's gets ours.
+# With stock-6.12 siw's guest boots 6.12 too, with siw built from
+# linux-source-6.12.
 siw=() peer=(--kernel-b stock)
 if [[ $kernel == uml* ]]; then
 	peer=(--kernel-b uml)
 else
-	siw_ko=$(bash tools/vm/build-siw.sh) || { echo "vm-two: 0 passed, 1 failed, 0 skipped"; exit 1; }
+	[ "$kernel" = stock-6.12 ] && peer=(--kernel-b stock-6.12)
+	siw_ko=$(bash tools/vm/build-siw.sh "${peer[1]}") ||
+		{ echo "vm-two: 0 passed, 1 failed, 0 skipped"; exit 1; }
 	peer+=(--ko-b "$siw_ko")
 	[ "$kernel" = stock ] && siw=(--ko-b "$siw_ko")
+fi
+# ulp-rddp's target guest (b): rddp on Debian's 6.12 when its headers are
+# installed (build/kmod-stock-6.12, make kmod-stock-6.12), so that rddp on
+# 6.1 meets rddp on 6.12 across the link; else on 6.1 as guest a.
+rddp_b=(--ko-b "$rddp")
+if [ "$kernel" = stock ] && [ -f build/kmod-stock-6.12/rddp.ko ]; then
+	rddp_b=(--kernel-b stock-6.12 --ko-b build/kmod-stock-6.12/rddp.ko)
 fi
 pass=0 fail=0 n=0
 check() { # OK? NAME
@@ -345,12 +360,14 @@ fi
 # In-kernel ULPs across the link (no pcap checks: the runs are about data).
 want ulp-siw && run_two ulp-siw tests/vm/ulp-two.sh --timeout 900 "${peer[@]}" --ko-a "$rddp" -- siw
 # rddp at both ends runs on the debug kernel in one guest (vm-debug-ulp);
-# across the link only on Debian's, which keeps make check in its budget.
+# across the link only on Debian's kernels, which keeps make check in its
+# budget: rddp on 6.1 in guest a, on 6.12 in guest b (rddp_b above).
 # Guest a initiates over DDP over SCTP there: the same ULPs, unchanged, on
 # the other transport (Documentation/wire-sctp.md); TCP between two rddp
 # guests runs in uml-debug-two, and the ULPs over TCP in ulp-siw and in
 # one guest.
-want ulp-rddp && run_two ulp-rddp tests/vm/ulp-two.sh --timeout 900 --ko "$rddp" -- rddp sctp
+want ulp-rddp && run_two ulp-rddp tests/vm/ulp-two.sh --timeout 900 --ko-a "$rddp" "${rddp_b[@]}" \
+	-- rddp sctp
 rm -f build/vm-results/two-"$kernel"-ulp-*.pcap
 rm -f build/vm-results/two-"$kernel"-*.pcap.txt
 

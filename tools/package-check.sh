@@ -3,13 +3,14 @@
 # The Debian packages (nothing installed on the host; one qemu guest):
 #   - `make deb` builds rddp-dkms, rddp-utils and the source package
 #   - lintian reports no errors (warnings are listed in the log)
-#   - rddp-dkms: `dkms add` and `dkms build` (one job, unsigned) in a
-#     scratch DKMS tree against Debian's 6.1 headers produce rddp.ko whose
-#     modinfo has the package's version, description, author, license, the
-#     rdma-link-rddp alias and a description for every module_param
-#   - `dkms install` into a scratch install tree puts it in
+#   - rddp-dkms: `dkms add` once and `dkms build` (one job, unsigned) in a
+#     scratch DKMS tree against Debian's 6.1 headers and its 6.12 headers,
+#     side by side, produce an rddp.ko for each whose modinfo has the
+#     package's version, description, author, license, the rdma-link-rddp
+#     alias and a description for every module_param
+#   - `dkms install` into a scratch install tree puts each in
 #     KVER/updates/dkms/; that tree, kept in build/check/dkms/modules, is
-#     copied into /lib/modules of a qemu guest on Debian's kernel
+#     copied into /lib/modules of a qemu guest on each kernel
 #     (tests/vm/dkms.sh), where depmod, `modprobe rddp`, rdma link add,
 #     rping -V, link delete and rmmod work with DKMS's module and no other
 #   - build/kmod-stock/rddp.ko (make kmod-stock) has the same metadata
@@ -90,84 +91,96 @@ fi
 
 # DKMS in a scratch tree: nothing under /var/lib/dkms or /lib/modules.
 # sign_file pointing nowhere keeps dkms from making a signing key in
-# /var/lib/dkms.
-log="$out/package-dkms.log"
-dkms_ko=""
-if [ -z "$kver" ]; then
-	skipped "dkms build for Debian's 6.1 kernel" "no 6.1 headers (make deps)"
-else
-	mkdir -p "$scratch/dkms-root" "$scratch/dkms-tree"
-	dpkg-deb -x "$dkms_deb" "$scratch/dkms-root"
-	dkms_opts=(-m rddp -v "$ver" --sourcetree "$scratch/dkms-root/usr/src"
-		--dkmstree "$scratch/dkms-tree")
-	if {
-		nice -n 19 dkms add "${dkms_opts[@]}" &&
-			sign_file=/nonexistent nice -n 19 dkms build -j 1 "${dkms_opts[@]}" \
-				-k "$kver" --kernelsourcedir "/lib/modules/$kver/build" &&
-			dkms status "${dkms_opts[@]}"
-	} >"$log" 2>&1; then
-		dkms_ko=$(find "$scratch/dkms-tree/rddp/$ver/$kver" -name rddp.ko)
+# /var/lib/dkms. One source tree is added once and built for each
+# supported kernel whose headers are installed, side by side, as on a
+# system with both kernels.
+mkdir -p "$scratch/dkms-root" "$scratch/dkms-tree"
+dpkg-deb -x "$dkms_deb" "$scratch/dkms-root"
+dkms_opts=(-m rddp -v "$ver" --sourcetree "$scratch/dkms-root/usr/src"
+	--dkmstree "$scratch/dkms-tree")
+nice -n 19 dkms add "${dkms_opts[@]}" >"$out/package-dkms-add.log" 2>&1 ||
+	not_ok "dkms add" "$out/package-dkms-add.log"
+dkms_tree_out="$out/dkms"
+rm -rf "$dkms_tree_out"
+
+# dkms_for KVER GUEST: dkms build and install (into a scratch install tree:
+# --installtree stands in for /lib/modules, --no-depmod leaves the host's
+# modules.dep alone) for KVER, the module's metadata, and the installed
+# tree in a qemu guest booting GUEST (run.sh's --kernel) with no --ko, so
+# DKMS's rddp.ko is the only one (tests/vm/dkms.sh: depmod, modprobe rddp,
+# rdma link add, rping -V, link delete, rmmod, and run.sh's kernel-log
+# check; its TAP lines count as this suite's). The tree is kept in
+# build/check/dkms/ for the guest.
+dkms_for() {
+	local kver=$1 guest=$2 log ko="" line t vm_lines=0 sum
+	log="$out/package-dkms-$guest.log"
+	if sign_file=/nonexistent nice -n 19 dkms build -j 1 "${dkms_opts[@]}" \
+		-k "$kver" --kernelsourcedir "/lib/modules/$kver/build" >"$log" 2>&1 &&
+		dkms status "${dkms_opts[@]}" >>"$log" 2>&1; then
+		# rddp.ko, or rddp.ko.xz where the kernel's modules are
+		# compressed (6.12's are: DKMS compresses as the kernel does).
+		ko=$(find "$scratch/dkms-tree/rddp/$ver/$kver" -name 'rddp.ko*' | head -1)
 	fi
-	if [ -n "$dkms_ko" ] && modinfo -F vermagic "$dkms_ko" | grep -q "^$kver "; then
+	if [ -n "$ko" ] && modinfo -F vermagic "$ko" | grep -q "^$kver "; then
 		ok "dkms build of rddp-dkms against $kver's headers makes rddp.ko"
 	else
 		not_ok "dkms build of rddp-dkms against $kver's headers makes rddp.ko" "$log"
+		return
 	fi
-fi
-# dkms install into a scratch install tree (--installtree stands in for
-# /lib/modules, --no-depmod leaves the host's modules.dep alone); the tree
-# is kept in build/check/dkms/ for the VM test below.
-log="$out/package-dkms-install.log"
-dkms_tree_out="$out/dkms"
-rm -rf "$dkms_tree_out"
-if [ -n "$dkms_ko" ]; then
+	log="$out/package-dkms-install-$guest.log"
 	mkdir -p "$scratch/dkms-install/$kver"
 	if nice -n 19 dkms install --no-depmod --installtree "$scratch/dkms-install" \
 		"${dkms_opts[@]}" -k "$kver" >"$log" 2>&1 &&
-		[ -f "$scratch/dkms-install/$kver/updates/dkms/rddp.ko" ] &&
-		cmp -s "$dkms_ko" "$scratch/dkms-install/$kver/updates/dkms/rddp.ko"; then
-		mkdir -p "$dkms_tree_out"
-		cp -a "$scratch/dkms-install/." "$dkms_tree_out/modules/"
-		ok "dkms install puts DKMS's rddp.ko in $kver/updates/dkms/"
+		[ -f "$scratch/dkms-install/$kver/updates/dkms/${ko##*/}" ] &&
+		cmp -s "$ko" "$scratch/dkms-install/$kver/updates/dkms/${ko##*/}"; then
+		mkdir -p "$dkms_tree_out/modules"
+		cp -a "$scratch/dkms-install/$kver" "$dkms_tree_out/modules/"
+		ok "dkms install puts DKMS's ${ko##*/} in $kver/updates/dkms/"
 	else
 		{ echo "# install tree:"; find "$scratch/dkms-install"; } >>"$log"
-		not_ok "dkms install puts DKMS's rddp.ko in $kver/updates/dkms/" "$log"
+		not_ok "dkms install puts DKMS's ${ko##*/} in $kver/updates/dkms/" "$log"
+		return
 	fi
-else
-	skipped "dkms install" "no module built"
-fi
-if [ -n "$dkms_ko" ]; then
-	check "modinfo of DKMS's rddp.ko: version $ver, description, author, license, alias, parameters" \
-		"$out/package-modinfo-dkms.log" modinfo_ok "$dkms_ko" "$ver"
-else
-	skipped "modinfo of DKMS's rddp.ko" "no module built"
-fi
-
-# The installed tree in a guest on Debian's kernel (tests/vm/dkms.sh): no
-# --ko, so DKMS's rddp.ko is the only one; depmod, modprobe rddp, rdma link
-# add, rping -V, link delete, rmmod, and run.sh's kernel-log check. Its TAP
-# lines count as this suite's.
-if [ -f "$dkms_tree_out/modules/$kver/updates/dkms/rddp.ko" ]; then
-	log="$out/package-vm-dkms.log"
-	sum=$(sha256sum "$dkms_ko" | cut -d' ' -f1)
-	nice -n 10 bash tools/vm/run.sh --kernel stock --timeout 600 --name package-dkms \
+	check "modinfo of DKMS's rddp.ko for $kver: version $ver, description, author, license, alias, parameters" \
+		"$out/package-modinfo-dkms-$guest.log" modinfo_ok "$ko" "$ver"
+	log="$out/package-vm-dkms-$guest.log"
+	sum=$(sha256sum "$ko" | cut -d' ' -f1)
+	nice -n 10 bash tools/vm/run.sh --kernel "$guest" --timeout 600 --name "package-dkms-$guest" \
 		tests/vm/dkms.sh "build/check/dkms/modules" "$sum" >"$log" 2>&1
-	vm_lines=0
 	while IFS= read -r line; do
 		case $line in
 		"ok "*"# SKIP"*)
 			t=${line#ok * - }
-			skipped "VM: ${t%% # SKIP*}" "${t#*# SKIP }" ;;
-		"ok "*) ok "VM: ${line#ok * - }" ;;
-		"not ok "*) n=$((n + 1)); fail=$((fail + 1)); echo "not ok $n - VM: ${line#not ok * - } (log $log)" ;;
+			skipped "VM $kver: ${t%% # SKIP*}" "${t#*# SKIP }" ;;
+		"ok "*) ok "VM $kver: ${line#ok * - }" ;;
+		"not ok "*) n=$((n + 1)); fail=$((fail + 1)); echo "not ok $n - VM $kver: ${line#not ok * - } (log $log)" ;;
 		"#"*) echo "$line" ;;
 		*) continue ;;
 		esac
 		vm_lines=$((vm_lines + 1))
 	done <"$log"
-	[ "$vm_lines" -gt 0 ] || not_ok "VM run of tests/vm/dkms.sh reported results" "$log"
+	[ "$vm_lines" -gt 0 ] || not_ok "VM run of tests/vm/dkms.sh on $kver reported results" "$log"
+}
+if [ -n "$kver" ]; then
+	dkms_for "$kver" stock
 else
-	skipped "VM: modprobe of DKMS's rddp.ko" "no installed module"
+	skipped "dkms build for Debian's 6.1 kernel" "no 6.1 headers (make deps)"
+fi
+if k612=$(rddp_612_kver); then
+	dkms_for "$k612" stock-6.12
+else
+	skipped "dkms build for Linux 6.12" "no 6.12 headers (make deps)"
+fi
+# Both kernels' modules side by side in one DKMS tree, as dkms status
+# lists them on a system with both.
+log="$out/package-dkms-status.log"
+dkms status "${dkms_opts[@]}" >"$log" 2>&1
+if [ -n "$kver" ] && [ -n "${k612:-}" ]; then
+	if grep -q "$kver.*installed" "$log" && grep -q "$k612.*installed" "$log"; then
+		ok "dkms status: rddp $ver installed for $kver and $k612 side by side"
+	else
+		not_ok "dkms status: rddp $ver installed for $kver and $k612 side by side" "$log"
+	fi
 fi
 
 # make kmod-stock (up to date after tools/kmod-check.sh; else it rebuilds

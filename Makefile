@@ -26,7 +26,7 @@ help:
 	@echo 'make kmod        build rddp.ko against KDIR (default: $(KDIR))'
 	@echo 'make userspace   build rddpctl, tests and benchmarks (CMake, build/cmake)'
 	@echo 'make deps        install the Debian packages everything needs'
-	@echo 'make check       all tests: unit, static checks, fuzz, VM tests on both kernels'
+	@echo 'make check       all tests: unit, static checks, fuzz, VM tests (6.1, 6.12, debug)'
 	@echo 'make check-all   the same with every VM suite on Linux 6.12 and the debug kernel'
 	@echo 'make demo        boot a VM, create an rddp link and show it'
 	@echo 'make bench       benchmarks beside siw; make bench-core: protocol core only'

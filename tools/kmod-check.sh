@@ -38,6 +38,22 @@ check() { # NAME LOGFILE RC: a check passes with rc 0 and no warning lines
 # no warning whatever the sources hold), then sparse over every file (C=2
 # re-checks files that are already built); logs kmod-LOG.log and
 # kmod-sparse-LOG.log.
+# verdict OK NAME LOG DETAIL-CMD...: a TAP line for NAME, passed if OK is
+# 1; a failure names LOG and shows DETAIL-CMD's output.
+verdict() {
+	local ok=$1 name=$2 log=$3
+	shift 3
+	n=$((n + 1))
+	if [ "$ok" = 1 ]; then
+		pass=$((pass + 1))
+		echo "ok $n - $name"
+	else
+		fail=$((fail + 1))
+		echo "not ok $n - $name (log $log)"
+		"$@" | sed 's/^/#   /'
+	fi
+}
+
 build_and_sparse() {
 	local kdir=$1 tree=$2 name=$3 log=$4
 	rm -rf "$tree"
@@ -68,16 +84,11 @@ rm -rf "$RDDP_TOP/build/kmod-unsupported"
 make -s kmod KDIR="/lib/modules/$(rddp_stock_kver)/build" \
 	KMOD_OUT="$RDDP_TOP/build/kmod-unsupported" PATCHLEVEL=5 >"$log" 2>&1
 rc=$?
-n=$((n + 1))
-if [ "$rc" -ne 0 ] && grep -q 'rddp supports Linux 6.1 and 6.12, not 6.5' "$log" &&
-	[ "$(grep -c 'error:' "$log")" -eq 0 ] && [ ! -e "$RDDP_TOP/build/kmod-unsupported/rddp.o" ]; then
-	pass=$((pass + 1))
-	echo "ok $n - a kernel other than 6.1 and 6.12 stops the build at once, naming them"
-else
-	fail=$((fail + 1))
-	echo "not ok $n - a kernel other than 6.1 and 6.12 stops the build at once, naming them (rc $rc, log $log)"
-	tail -5 "$log" | sed 's/^/#   /'
-fi
+ok=0
+[ "$rc" -ne 0 ] && grep -q 'rddp supports Linux 6.1 and 6.12, not 6.5' "$log" &&
+	[ "$(grep -c 'error:' "$log")" -eq 0 ] && [ ! -e "$RDDP_TOP/build/kmod-unsupported/rddp.o" ] && ok=1
+verdict "$ok" "a kernel other than 6.1 and 6.12 stops the build at once, naming them" "$log" \
+	tail -5 "$log"
 
 if dbg=$(bash tools/kernel/build-debug-kernel.sh 2>"$out/debug-kernel.log"); then
 	make -s kmod-debug >"$out/kmod-debug.log" 2>&1
@@ -112,15 +123,9 @@ check "checkpatch --strict clean (${#cp_files[@]} files and kmod/trace.h)" "$out
 log="$out/kernel-doc.log"
 "$src/scripts/kernel-doc" -none -v "${files[@]}" 2>&1 |
 	grep -v ': info: Scanning doc for ' >"$log"
-n=$((n + 1))
-if [ ! -s "$log" ]; then
-	pass=$((pass + 1))
-	echo "ok $n - kernel-doc -none reports nothing (${#files[@]} files)"
-else
-	fail=$((fail + 1))
-	echo "not ok $n - kernel-doc -none reports nothing (${#files[@]} files; log $log)"
-	head -40 "$log" | sed 's/^/#   /'
-fi
+ok=0
+[ ! -s "$log" ] && ok=1
+verdict "$ok" "kernel-doc -none reports nothing (${#files[@]} files)" "$log" head -40 "$log"
 
 echo "kmod: $pass passed, $fail failed, 0 skipped"
 [ "$fail" -eq 0 ]

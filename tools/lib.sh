@@ -75,19 +75,27 @@ rddp_siw_source() {
 		ver=$(dpkg-query -W -f='${Version}' linux-source-6.12 2>/dev/null) ||
 			rddp_die "linux-source-6.12 is not installed (make deps)"
 		dir="$RDDP_CACHE/siw-source-$ver"
-		if [ ! -f "$dir/.extracted" ]; then
-			rddp_log "extracting siw from linux-source-6.12 $ver"
-			rm -rf "$dir" "$dir.tmp"
-			mkdir -p "$dir.tmp"
-			tar -C "$dir.tmp" -xf /usr/src/linux-source-6.12.tar.xz --strip-components=5 \
-				--wildcards '*/drivers/infiniband/sw/siw/*' || rddp_die "extracting siw failed"
-			touch "$dir.tmp/.extracted"
-			mv "$dir.tmp" "$dir"
-		fi
+		rddp_extract "siw from linux-source-6.12 $ver" /usr/src/linux-source-6.12.tar.xz "$dir" \
+			--strip-components=5 --wildcards '*/drivers/infiniband/sw/siw/*'
 		echo "$dir"
 		;;
 	*) rddp_die "no siw sources for kernel '$1' (stock, stock-6.12)" ;;
 	esac
+}
+
+# rddp_extract WHAT TARBALL DIR [TAR-ARGS...]: TARBALL (or what TAR-ARGS
+# select of it) extracted into DIR once; DIR/.extracted marks an extraction
+# that finished.
+rddp_extract() {
+	local what=$1 tarball=$2 dir=$3
+	shift 3
+	[ -f "$dir/.extracted" ] && return 0
+	rddp_log "extracting $what"
+	rm -rf "$dir" "$dir.tmp"
+	mkdir -p "$dir.tmp"
+	tar -C "$dir.tmp" -xf "$tarball" "$@" || rddp_die "extracting $what failed"
+	touch "$dir.tmp/.extracted"
+	mv "$dir.tmp" "$dir"
 }
 
 # Extracted linux-source-6.1, keyed by the Debian package version.
@@ -96,13 +104,7 @@ rddp_linux_source() {
 	ver=$(dpkg-query -W -f='${Version}' linux-source-6.1 2>/dev/null) ||
 		rddp_die "linux-source-6.1 is not installed (make deps)"
 	dir="$RDDP_CACHE/linux-source-$ver"
-	if [ ! -f "$dir/.extracted" ]; then
-		rddp_log "extracting linux-source-6.1 $ver"
-		rm -rf "$dir" "$dir.tmp"
-		mkdir -p "$dir.tmp"
-		tar -C "$dir.tmp" -xf /usr/src/linux-source-6.1.tar.xz --strip-components=1
-		touch "$dir.tmp/.extracted"
-		mv "$dir.tmp" "$dir"
-	fi
+	rddp_extract "linux-source-6.1 $ver" /usr/src/linux-source-6.1.tar.xz "$dir" \
+		--strip-components=1
 	echo "$dir"
 }

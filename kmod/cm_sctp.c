@@ -172,11 +172,18 @@ void rddp_sctp_cm_timeout(struct rddp_cep *cep)
 	const struct rddp_sctp_sess *s = cep->link ? &cep->link->sess : NULL;
 	bool began = s && (s->tx != RDDP_SCTP_PHASE_NEGOTIATE ||
 			   s->rx != RDDP_SCTP_PHASE_NEGOTIATE);
+	u32 unread = cep->sock ? skb_queue_len(&cep->sock->sk->sk_receive_queue) : 0;
 
+	/*
+	 * What was still queued says whether the peer was slow or we did
+	 * not read what it sent (a wake-up lost): a well-behaved peer's
+	 * session, refused so twice on loaded test hosts, is not explained.
+	 */
 	if (cep->comm_up)
-		pr_info_ratelimited("rddp: SCTP %s refused: %s\n",
+		pr_info_ratelimited("rddp: SCTP %s refused: %s (%s adaptation indication, %u messages unread)\n",
 				    cep->active ? "connection" : "association",
-				    "session setup not finished in time (draft-ietf-rddp-sctp §3.1)");
+				    "session setup not finished in time (draft-ietf-rddp-sctp §3.1)",
+				    cep->peer_ali ? "with" : "no", unread);
 	rddp_sctp_cm_fail(cep, -ETIMEDOUT,
 			  began ? RDDP_SCTP_CM_TERMINATE : RDDP_SCTP_CM_SHUTDOWN);
 }

@@ -18,26 +18,6 @@ pass=0 fail=0 n=0
 out="$RDDP_TOP/build/check"
 mkdir -p "$out"
 
-check() { # NAME LOGFILE RC: a check passes with rc 0 and no warning lines
-	local name=$1 log=$2 rc=$3 bad
-	n=$((n + 1))
-	bad=$(grep -E 'warning:|error:|^(WARNING|ERROR|CHECK):' "$log" | grep -v 'Skipping BTF' || true)
-	if [ "$rc" -eq 0 ] && [ -z "$bad" ]; then
-		pass=$((pass + 1))
-		echo "ok $n - $name"
-	else
-		fail=$((fail + 1))
-		echo "not ok $n - $name (rc $rc, log $log)"
-		{ [ -n "$bad" ] && echo "$bad" || tail -20 "$log"; } | sed 's/^/#   /' | head -40
-	fi
-}
-
-# build_and_sparse KDIR TREE NAME LOG: rddp.ko for the kernel at KDIR in a
-# tree of its own, built from scratch (make check builds build/kmod-stock
-# for its guests before this runs, and a build that is up to date prints
-# no warning whatever the sources hold), then sparse over every file (C=2
-# re-checks files that are already built); logs kmod-LOG.log and
-# kmod-sparse-LOG.log.
 # verdict OK NAME LOG DETAIL-CMD...: a TAP line for NAME, passed if OK is
 # 1; a failure names LOG and shows DETAIL-CMD's output.
 verdict() {
@@ -54,6 +34,25 @@ verdict() {
 	fi
 }
 
+# check NAME LOGFILE RC: passes with rc 0 and no warning lines in LOGFILE;
+# a failure shows them, or the log's tail.
+check() {
+	local name=$1 log=$2 rc=$3 bad ok=0
+	bad=$(grep -E 'warning:|error:|^(WARNING|ERROR|CHECK):' "$log" | grep -v 'Skipping BTF' || true)
+	[ "$rc" -eq 0 ] && [ -z "$bad" ] && ok=1
+	verdict "$ok" "$name" "$log" check_detail "$rc" "$bad" "$log"
+}
+check_detail() { # RC BAD-LINES LOG
+	echo "exit status $1"
+	{ [ -n "$2" ] && echo "$2" || tail -20 "$3"; } | head -40
+}
+
+# build_and_sparse KDIR TREE NAME LOG: rddp.ko for the kernel at KDIR in a
+# tree of its own, built from scratch (make check builds build/kmod-stock
+# for its guests before this runs, and a build that is up to date prints
+# no warning whatever the sources hold), then sparse over every file (C=2
+# re-checks files that are already built); logs kmod-LOG.log and
+# kmod-sparse-LOG.log.
 build_and_sparse() {
 	local kdir=$1 tree=$2 name=$3 log=$4
 	rm -rf "$tree"

@@ -39,13 +39,19 @@ help:
 deps:
 	@bash tools/deps.sh
 
+# Kernel objects compile through ccache when tools/check.sh set its cache up
+# (CCACHE_DIR): a fresh clone's module builds hit the last run's objects.
+# Every build of one tree must name the same CC, or Kbuild rebuilds it all
+# (tools/kmod-check.sh's sparse pass passes it too).
+KMOD_CC := $(if $(and $(CCACHE_DIR),$(shell command -v ccache)),CC="ccache gcc")
+
 # Kbuild writes objects next to the sources, so each kernel gets its own tree
 # of symlinks to kmod/ (new files are picked up on every build).
 define kmod_build
 	@mkdir -p $(2)
 	@cp -rsf $(TOP)/kmod/. $(2)/
 	@find $(2) -xtype l -delete
-	$(MAKE) -C $(1) M=$(2) RDDP_INCLUDE=$(TOP)/include RDDP_VERSION=$(RDDP_VERSION) W=1 $(3) modules
+	$(MAKE) -C $(1) M=$(2) RDDP_INCLUDE=$(TOP)/include RDDP_VERSION=$(RDDP_VERSION) $(KMOD_CC) W=1 $(3) modules
 	@echo "rddp.ko for Linux $$(sed -n 's/.*UTS_RELEASE "\(.*\)"/\1/p' $(1)/include/generated/utsrelease.h) ($(1)): $(2)/rddp.ko"
 endef
 

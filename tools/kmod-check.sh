@@ -53,13 +53,17 @@ check_detail() { # RC BAD-LINES LOG
 # no warning whatever the sources hold), then sparse over every file (C=2
 # re-checks files that are already built); logs kmod-LOG.log and
 # kmod-sparse-LOG.log.
+# The compiler make kmod used (the Makefile's KMOD_CC: ccache under
+# tools/check.sh): another one would make Kbuild rebuild every object.
+kmod_cc=()
+[ -n "${CCACHE_DIR:-}" ] && command -v ccache >/dev/null && kmod_cc=(CC="ccache gcc")
 build_and_sparse() {
 	local kdir=$1 tree=$2 name=$3 log=$4
 	rm -rf "$tree"
 	make -s kmod KDIR="$kdir" KMOD_OUT="$tree" RDDP_TESTS=1 >"$out/kmod-$log.log" 2>&1
 	check "rddp.ko builds for $name with W=1, no warnings" "$out/kmod-$log.log" $?
 	make -s -C "$kdir" M="$tree" RDDP_INCLUDE="$RDDP_TOP/include" \
-		RDDP_VERSION="$(bash tools/version.sh)" RDDP_TESTS=1 \
+		RDDP_VERSION="$(bash tools/version.sh)" RDDP_TESTS=1 "${kmod_cc[@]}" \
 		C=2 modules >"$out/kmod-sparse-$log.log" 2>&1
 	check "sparse (C=2) clean on $name" "$out/kmod-sparse-$log.log" $?
 }

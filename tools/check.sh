@@ -220,6 +220,21 @@ if want uml-debug; then
 		>"$logdir/build-uml-kernel.log" 2>&1 ||
 		{ tail -30 "$logdir/build-uml-kernel.log"; rddp_die "UML kernel build failed"; }
 fi
+# Debian's 6.12 (Debian 13's and RHEL 10's kernel line): a named subset
+# in make check, link lifecycle, rdma_cm/perftest (with zero-copy TX
+# through MSG_SPLICE_PAGES) and netns (a kernel socket's namespace
+# reference differs on 6.12) in one boot, the ULPs and the hostile peer
+# (both transports) in another; `make check-all` runs every stock boot on
+# it. The last boot runs in the background lane, before interop with siw
+# on 6.12 (built from linux-source-6.12) both ways (vm-stock-6.12-two):
+# the qemu lane is the longer one. rddp on 6.1 meets rddp on 6.12 in
+# vm-stock-two's ulp-rddp.
+if [ "${RDDP_CHECK_ALL:-}" = 1 ]; then
+	vm_612=(tests/vm/link.sh+verbs.sh+rdma.sh tests/vm/cm.sh+sctp.sh+rddpctl.sh+netns.sh
+		tests/vm/ulp.sh+hostile.sh+trace.sh)
+else
+	vm_612=(tests/vm/link.sh+rdma.sh+netns.sh tests/vm/ulp.sh+hostile.sh)
+fi
 (
 	quiet=1
 	# The host suites go first here, beside the qemu lane, not before both
@@ -248,10 +263,11 @@ fi
 	# make bench's quick mode: every series (rddp, rddp without CRC, siw,
 	# TCP) once, on the kernel and module built above; no figure judged.
 	suite uml-debug-bench-quick env BENCH=quick BENCH_BUILD=0 bash tools/bench.sh
-	# Two qemu guests on Debian's 6.12, rddp and siw built from
-	# linux-source-6.12 (tools/check.sh's qemu lane is the longer one:
-	# this run is here to even them). Its module is built by then
-	# (vm stock-6.12), unless only this suite runs.
+	# The last 6.12 boot (vm_612 above), then two qemu guests on
+	# Debian's 6.12, rddp and siw built from linux-source-6.12 (the qemu
+	# lane is the longer one: these runs are here to even them). The
+	# module is built by then (vm-stock-two), unless only these run.
+	vm stock-6.12 "${vm_612[-1]}"
 	if want vm-stock-6.12-two; then
 		if build build-for-vm-stock-6.12-two.log kmod-stock-6.12; then
 			suite vm-stock-6.12-two bash tools/vm/two-vm-check.sh stock-6.12 interop
@@ -278,20 +294,6 @@ trap 'kill "$uml_lane" 2>/dev/null' EXIT
 # only here: the UML kernels are built without tracing.
 vm stock tests/vm/link.sh+verbs.sh+rdma.sh tests/vm/cm.sh+sctp.sh+rddpctl.sh+netns.sh \
 	tests/vm/ulp.sh+hostile.sh+trace.sh
-# Debian's 6.12 (Debian 13's and RHEL 10's kernel line): a named subset
-# in make check, link lifecycle, rdma_cm/perftest (with zero-copy TX
-# through MSG_SPLICE_PAGES) and netns (a kernel socket's namespace
-# reference differs on 6.12) in one boot, the ULPs and the hostile peer
-# (both transports) in another; `make check-all` runs every stock boot on
-# it. Interop with siw on 6.12 (built from linux-source-6.12) both ways
-# runs at the end of the background lane (vm-stock-6.12-two); rddp on 6.1
-# meets rddp on 6.12 in vm-stock-two's ulp-rddp.
-if [ "${RDDP_CHECK_ALL:-}" = 1 ]; then
-	vm_612=(tests/vm/link.sh+verbs.sh+rdma.sh tests/vm/cm.sh+sctp.sh+rddpctl.sh+netns.sh
-		tests/vm/ulp.sh+hostile.sh+trace.sh)
-else
-	vm_612=(tests/vm/link.sh+rdma.sh+netns.sh tests/vm/ulp.sh+hostile.sh)
-fi
 # Two guests, rddp in one and upstream siw in the other, with a pcap.
 # (smoke and markers, rddp at both ends, run in uml-debug-two.) ulp-rddp's
 # target guest boots 6.12: its module first.
@@ -300,7 +302,7 @@ if want vm-stock-two; then
 		rddp_die "build of rddp.ko for Linux 6.12 failed"
 fi
 suite vm-stock-two bash tools/vm/two-vm-check.sh stock interop ulp-siw ulp-rddp
-vm stock-6.12 "${vm_612[@]}"
+vm stock-6.12 "${vm_612[@]:0:${#vm_612[@]}-1}"
 # The debug kernel's one-guest suites run under UML; qemu keeps what UML
 # cannot show: SMP (rdma.sh's 64-QP integrity run and perftest on 2 vCPUs)
 # and the ULPs (Documentation/testing.md). kmemleak is off under UML:

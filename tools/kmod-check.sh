@@ -47,16 +47,17 @@ check_detail() { # RC BAD-LINES LOG
 	{ [ -n "$2" ] && echo "$2" || tail -20 "$3"; } | head -40
 }
 
+# The compiler make kmod used (the Makefile's KMOD_CC: ccache under
+# tools/check.sh): another one would make Kbuild rebuild every object.
+kmod_cc=()
+[ -n "${CCACHE_DIR:-}" ] && command -v ccache >/dev/null && kmod_cc=(CC="ccache gcc")
+
 # build_and_sparse KDIR TREE NAME LOG: rddp.ko for the kernel at KDIR in a
 # tree of its own, built from scratch (make check builds build/kmod-stock
 # for its guests before this runs, and a build that is up to date prints
 # no warning whatever the sources hold), then sparse over every file (C=2
 # re-checks files that are already built); logs kmod-LOG.log and
 # kmod-sparse-LOG.log.
-# The compiler make kmod used (the Makefile's KMOD_CC: ccache under
-# tools/check.sh): another one would make Kbuild rebuild every object.
-kmod_cc=()
-[ -n "${CCACHE_DIR:-}" ] && command -v ccache >/dev/null && kmod_cc=(CC="ccache gcc")
 build_and_sparse() {
 	local kdir=$1 tree=$2 name=$3 log=$4
 	rm -rf "$tree"

@@ -33,6 +33,9 @@ perf_client_refused() { ! perf_client "$@"; }
 perf_server_refused() { timeout 30 "$@" -R -d "$RDDP_DEV" -F; true; }
 
 t_barrier up
+# Guest b's siw is always tools/vm/build-siw.sh's (run.sh --ko-b), installed
+# in updates/: on the plain UML kernel it must win over the in-tree one.
+[ "$RDDP_ROLE" = b ] && t_like "siw is build-siw.sh's, in updates/" '/updates/siw\.ko$' modinfo -n siw
 t_run "load ${RDDP_DEV%0}" load
 t_barrier loaded
 for size in 64 4096 65000; do

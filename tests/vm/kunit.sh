@@ -13,8 +13,8 @@ if [[ $RDDP_KERNEL != *debug ]]; then
 	exit 0
 fi
 t_run "modprobe rddp" modprobe rddp
-# Suites can also come as separate modules (rddp_*_test.ko) in extra/.
-for ko in /lib/modules/"$(uname -r)"/extra/rddp*test*.ko; do
+# Suites can also come as separate modules (rddp_*_test.ko) in updates/.
+for ko in /lib/modules/"$(uname -r)"/updates/rddp*test*.ko; do
 	[ -e "$ko" ] || continue
 	m=${ko##*/}
 	t_run "modprobe ${m%.ko}" modprobe "${m%.ko}"

@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 # Builds (or finds in the cache) upstream siw.ko out of tree for one of
-# Debian's kernels (Debian builds both without siw) and prints its path:
-#   tools/vm/build-siw.sh [stock|stock-6.12]
+# Debian's kernels (Debian builds both without siw) or for the plain UML
+# kernel, and prints its path:
+#   tools/vm/build-siw.sh [stock|stock-6.12|uml]
 # stock (the default) is Debian's 6.1, from linux-source-6.1; stock-6.12 its
-# 6.12, from linux-source-6.12 (tools/lib.sh, rddp_siw_source). Used as the
-# peer of rddp in two-VM interop runs:
+# 6.12, from linux-source-6.12 (tools/lib.sh, rddp_siw_source); uml the plain
+# UML kernel (tools/kernel/build-uml-kernel.sh plain, 6.1), whose in-tree
+# siw lacks the two changes below. Used as the peer of rddp in two-VM
+# interop runs:
 #   tools/vm/run.sh --topology two --ko-a build/kmod-stock/rddp.ko \
 #       --ko-b "$(tools/vm/build-siw.sh)" tests/vm/TEST.sh
 # siw and rddp must never share a kernel (both are RDMA_DRIVER_SIW).
@@ -24,10 +27,19 @@ stock-6.12)
 	kver=$(rddp_612_kver) || rddp_die "Debian's 6.12 kernel headers are not installed (make deps)"
 	kdir=/usr/src/linux-headers-$kver
 	;;
-*) rddp_die "build-siw.sh stock|stock-6.12" ;;
+uml)
+	# The plain kernel's directory name is the hash of all its inputs.
+	kdir=$(bash "$(dirname "$0")/../kernel/build-uml-kernel.sh" plain)/build ||
+		rddp_die "the plain UML kernel did not build"
+	kver=uml-plain
+	;;
+*) rddp_die "build-siw.sh stock|stock-6.12|uml" ;;
 esac
-src=$(rddp_siw_source "$kernel")
+arch=()
+[ "$kernel" = uml ] && arch=(ARCH=um)
+src=$(rddp_siw_source "${kernel/uml/stock}")
 kid="$kver $(dpkg-query -W -f='${Version}' "linux-headers-$kver" 2>/dev/null || true)"
+[ "$kernel" = uml ] && kid="$kver $kdir"
 key=$(rddp_hash "$0" "$src" "$kid" "$(gcc --version | head -1)")
 out="$RDDP_CACHE/siw-$key"
 if [ -f "$out/siw.ko" ]; then
@@ -65,7 +77,7 @@ perl -0pi -e 's/(\trv = siw_send_mpareqrep\(cep, params->private_data,\n\t\t\t\t
 grep -A3 -F 'if (wait_for_peer_rts)' "$out.tmp/siw_cm.c" | grep -q 'siw_qp_socket_assoc(cep, qp);' &&
 	grep -q -F 'if (!wait_for_peer_rts) {' "$out.tmp/siw_cm.c" ||
 	rddp_die "siw_cm.c: siw_accept()'s socket hooks not found (tools/vm/build-siw.sh)"
-nice make -C "$kdir" M="$out.tmp" CONFIG_RDMA_SIW=m -j2 modules \
+nice make -C "$kdir" "${arch[@]}" M="$out.tmp" CONFIG_RDMA_SIW=m -j2 modules \
 	>"$out.tmp/build.log" 2>&1 ||
 	{ tail -30 "$out.tmp/build.log" >&2; rddp_die "siw build failed (log: $out.tmp/build.log)"; }
 mv "$out.tmp" "$out"

@@ -34,10 +34,12 @@ fi
 
 out=/results/$RDDP_ROLE
 mkdir -p "$out"
+# The modules run.sh was given go to updates/, which depmod ranks above the
+# kernel's own: build-siw.sh's siw.ko replaces the plain UML kernel's.
 kdir=/lib/modules/$(uname -r)
-mkdir -p "$kdir/extra"
+mkdir -p "$kdir/updates"
 for ko in /results/ko-"$RDDP_ROLE"/*.ko; do
-	[ -e "$ko" ] && cp "$ko" "$kdir/extra/"
+	[ -e "$ko" ] && cp "$ko" "$kdir/updates/"
 done
 depmod -a
 

@@ -63,17 +63,16 @@ if [ $# -gt 0 ]; then
 	runs=("$@")
 fi
 want() { [[ " ${runs[*]} " == *" $1 "* ]]; }
-# The interop peer: siw on Debian's kernel (tools/vm/build-siw.sh's siw.ko),
-# or on the plain UML kernel, which builds siw in tree. In the smoke run
-# guest b boots $kernel: the debug kernels have siw as a module of their
-# own, Debian's gets ours.
+# The interop peer: tools/vm/build-siw.sh's siw.ko on Debian's kernel, or on
+# the plain UML kernel (installed over its in-tree siw.ko, which lacks
+# build-siw.sh's two changes). In the smoke run guest b boots $kernel: the
+# debug kernels have siw as a module of their own, Debian's gets ours.
 # With stock-6.12 siw's guest boots 6.12 too, with siw built from
 # linux-source-6.12.
 siw=() peer=(--kernel-b stock)
-if [[ $kernel == uml* ]]; then
-	peer=(--kernel-b uml)
-else
-	[ "$kernel" = stock-6.12 ] && peer=(--kernel-b stock-6.12)
+[[ $kernel == uml* ]] && peer=(--kernel-b uml)
+[ "$kernel" = stock-6.12 ] && peer=(--kernel-b stock-6.12)
+if [[ $kernel != uml* ]] || want interop; then
 	siw_ko=$(bash tools/vm/build-siw.sh "${peer[1]}") ||
 		{ echo "vm-two: 0 passed, 1 failed, 0 skipped"; exit 1; }
 	peer+=(--ko-b "$siw_ko")

@@ -77,6 +77,21 @@ perl -0pi -e 's/(\trv = siw_send_mpareqrep\(cep, params->private_data,\n\t\t\t\t
 grep -A3 -F 'if (wait_for_peer_rts)' "$out.tmp/siw_cm.c" | grep -q 'siw_qp_socket_assoc(cep, qp);' &&
 	grep -q -F 'if (!wait_for_peer_rts) {' "$out.tmp/siw_cm.c" ||
 	rddp_die "siw_cm.c: siw_accept()'s socket hooks not found (tools/vm/build-siw.sh)"
+# siw_qp_sq_proc_tx() checks for a peer's half-close (tx_suspend, set by
+# its socket callback as the FIN arrives) after each FPDU it has sent, before
+# it checks whether that FPDU was the message's last: a message handed to
+# TCP whole then completes in error (IB_WC_LOC_QP_OP_ERR, QP fatal) when the
+# peer closes before siw's thread gets there; 6.1 and 6.12 alike. An iSER
+# initiator closes as soon as it has the Logout Response, and isert takes
+# an error on that Send for a lost one: iscsit_release_cmd()'s WARNING,
+# the connection and its cm_id never freed, ib_isert held (seen in make
+# check and in CI under load: vm-stock-two's ulp-siw, siw as LIO's
+# transport, a TCG guest descheduled in that window). The peer checks for
+# the last FPDU first, so that interop tests rddp, not that race.
+perl -0pi -e 's/(\t\tif \(unlikely\(c_tx->tx_suspend\)\) \{\n(?:\t\t\t[^\n]*\n)*?\t\t\tgoto tx_done;\n\t\t\}\n)(\t\tif \(c_tx->pkt\.ctrl\.ddp_rdmap_ctrl & DDP_FLAG_LAST\) \{\n\t\t\tsiw_dbg_qp\(qp, "WQE completed\\n"\);\n\t\t\tgoto tx_done;\n\t\t\}\n)/$2$1/' "$out.tmp/siw_qp_tx.c"
+grep -A4 -F 'if (c_tx->pkt.ctrl.ddp_rdmap_ctrl & DDP_FLAG_LAST) {' "$out.tmp/siw_qp_tx.c" |
+	grep -q -F 'if (unlikely(c_tx->tx_suspend)) {' ||
+	rddp_die "siw_qp_tx.c: the last-FPDU and tx_suspend checks not found (tools/vm/build-siw.sh)"
 nice make -C "$kdir" "${arch[@]}" M="$out.tmp" CONFIG_RDMA_SIW=m -j2 modules \
 	>"$out.tmp/build.log" 2>&1 ||
 	{ tail -30 "$out.tmp/build.log" >&2; rddp_die "siw build failed (log: $out.tmp/build.log)"; }

@@ -84,8 +84,8 @@ grep -A3 -F 'if (wait_for_peer_rts)' "$out.tmp/siw_cm.c" | grep -q 'siw_qp_socke
 # peer closes before siw's thread gets there; 6.1 and 6.12 alike. An iSER
 # initiator closes as soon as it has the Logout Response, and isert takes
 # an error on that Send for a lost one: iscsit_release_cmd()'s WARNING,
-# the connection and its cm_id never freed, ib_isert held (seen in make
-# check and in CI under load: vm-stock-two's ulp-siw, siw as LIO's
+# the connection and its cm_id never freed, ib_isert held (seen in CI's
+# make check and by hand under load: vm-stock-two's ulp-siw, siw as LIO's
 # transport, a TCG guest descheduled in that window). The peer checks for
 # the last FPDU first, so that interop tests rddp, not that race.
 perl -0pi -e 's/(\t\tif \(unlikely\(c_tx->tx_suspend\)\) \{\n(?:\t\t\t[^\n]*\n)*?\t\t\tgoto tx_done;\n\t\t\}\n)(\t\tif \(c_tx->pkt\.ctrl\.ddp_rdmap_ctrl & DDP_FLAG_LAST\) \{\n\t\t\tsiw_dbg_qp\(qp, "WQE completed\\n"\);\n\t\t\tgoto tx_done;\n\t\t\}\n)/$2$1/' "$out.tmp/siw_qp_tx.c"

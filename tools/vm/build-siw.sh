@@ -7,7 +7,7 @@
 # stock (the default) is Debian's 6.1, from linux-source-6.1; stock-6.12 its
 # 6.12, from linux-source-6.12 (tools/lib.sh, rddp_siw_source); uml the plain
 # UML kernel (tools/kernel/build-uml-kernel.sh plain, 6.1), whose in-tree
-# siw lacks the two changes below. Used as the peer of rddp in two-VM
+# siw lacks the changes below. Used as the peer of rddp in two-VM
 # interop runs:
 #   tools/vm/run.sh --topology two --ko-a build/kmod-stock/rddp.ko \
 #       --ko-b "$(tools/vm/build-siw.sh)" tests/vm/TEST.sh
@@ -18,6 +18,7 @@ set -euo pipefail
 . "$(dirname "$0")/../lib.sh"
 
 kernel=${1:-stock}
+arch=() kid=
 case $kernel in
 stock)
 	kver=$(rddp_stock_kver) || rddp_die "Debian's 6.1 kernel headers are not installed (make deps)"
@@ -31,15 +32,12 @@ uml)
 	# The plain kernel's directory name is the hash of all its inputs.
 	kdir=$(bash "$(dirname "$0")/../kernel/build-uml-kernel.sh" plain)/build ||
 		rddp_die "the plain UML kernel did not build"
-	kver=uml-plain
+	kver=uml-plain arch=(ARCH=um) kid="uml-plain $kdir"
 	;;
 *) rddp_die "build-siw.sh stock|stock-6.12|uml" ;;
 esac
-arch=()
-[ "$kernel" = uml ] && arch=(ARCH=um)
 src=$(rddp_siw_source "${kernel/uml/stock}")
-kid="$kver $(dpkg-query -W -f='${Version}' "linux-headers-$kver" 2>/dev/null || true)"
-[ "$kernel" = uml ] && kid="$kver $kdir"
+[ -n "$kid" ] || kid="$kver $(dpkg-query -W -f='${Version}' "linux-headers-$kver" 2>/dev/null || true)"
 key=$(rddp_hash "$0" "$src" "$kid" "$(gcc --version | head -1)")
 out="$RDDP_CACHE/siw-$key"
 if [ -f "$out/siw.ko" ]; then

@@ -65,7 +65,7 @@ fi
 want() { [[ " ${runs[*]} " == *" $1 "* ]]; }
 # The interop peer: tools/vm/build-siw.sh's siw.ko on Debian's kernel, or on
 # the plain UML kernel (installed over its in-tree siw.ko, which lacks
-# build-siw.sh's two changes). In the smoke run guest b boots $kernel: the
+# build-siw.sh's changes). In the smoke run guest b boots $kernel: the
 # debug kernels have siw as a module of their own, Debian's gets ours.
 # With stock-6.12 siw's guest boots 6.12 too, with siw built from
 # linux-source-6.12.

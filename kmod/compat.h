@@ -49,6 +49,23 @@ static inline struct ib_udata *rddp_cq_create_udata(struct ib_udata *udata)
 #endif
 
 /*
+ * 6.11 records whether the user chose a device's name, and reports it in
+ * RDMA_NLDEV_ATTR_NAME_ASSIGN_TYPE; rdma-core's udev rule (rdma_rename)
+ * renames no device marked so. 6.1 has no such record: its udev rule
+ * renames by the rule's policy whoever named the device.
+ */
+#ifdef RDDP_HAVE_NAME_ASSIGN_TYPE
+static inline void rddp_mark_name_assigned_by_user(struct ib_device *ibdev)
+{
+	ib_mark_name_assigned_by_user(ibdev);
+}
+#else
+static inline void rddp_mark_name_assigned_by_user(struct ib_device *ibdev)
+{
+}
+#endif
+
+/*
  * 6.2 made a dump's parsed attributes part of a struct genl_info inside
  * struct genl_dumpit_info.
  */

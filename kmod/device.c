@@ -48,6 +48,7 @@
 #include <rdma/siw-abi.h>
 
 #include "cm.h"
+#include "compat.h"
 #include "rddp.h"
 #include "mem.h"
 
@@ -324,6 +325,8 @@ static struct rddp_device *rddp_device_alloc(struct net_device *netdev)
 	ibdev->num_comp_vectors = 1;
 	ibdev->dev.parent = netdev->dev.parent;
 	strscpy(ibdev->node_desc, RDDP_NODE_DESC, sizeof(ibdev->node_desc));
+	/* Every rddp device is named by `rdma link add`'s caller. */
+	rddp_mark_name_assigned_by_user(ibdev);
 	/* iw_cm's port mapper identifies the interface by name. */
 	strscpy(ibdev->iw_ifname, netdev->name, sizeof(ibdev->iw_ifname));
 	if (netdev->addr_len == ETH_ALEN)

@@ -410,6 +410,14 @@ TEST(RddpctlDecode, RdmaDevice) {
   ASSERT_TRUE(d);
   EXPECT_EQ(d->name, "rddp0");
   EXPECT_EQ(d->index, 3U);
+  EXPECT_FALSE(d->name_assign_type);  // a kernel before 6.11 sends none
+
+  // Linux 6.11's RDMA_NLDEV_ATTR_NAME_ASSIGN_TYPE, past the host's uapi
+  // headers' RDMA_NLDEV_ATTR_MAX where they are 6.1's.
+  ASSERT_EQ(nla_put_u8(msg.get(), kRdmaNldevAttrNameAssignType, 1), 0);
+  d = DecodeRdmaDevice(Hdr(msg));
+  ASSERT_TRUE(d);
+  EXPECT_EQ(d->name_assign_type, std::optional<uint8_t>(1));
 
   NlMsgPtr nameless(nlmsg_alloc_simple(RDMA_NL_GET_TYPE(RDMA_NL_NLDEV, RDMA_NLDEV_CMD_GET), 0));
   ASSERT_EQ(nla_put_u32(nameless.get(), RDMA_NLDEV_ATTR_DEV_INDEX, 3), 0);

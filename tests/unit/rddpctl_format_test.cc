@@ -128,6 +128,13 @@ TEST(RddpctlFormat, DevShowJson) {
   EXPECT_TRUE(d["multihome"].is_boolean());
   EXPECT_EQ(d["multihome"], false);
   EXPECT_FALSE(d.contains("stats"));  // counters only with -s
+  // Who named a device: only where the kernel says (Linux 6.11 and later).
+  EXPECT_FALSE(d.contains("name_assign_type"));
+  devs[0].name_assign_type = 1;
+  devs[1].name_assign_type = 7;
+  j = Parse(FormatDevices(devs, kJson));
+  EXPECT_EQ(j[0]["name_assign_type"], "user");
+  EXPECT_EQ(j[1]["name_assign_type"], "7");
 
   j = Parse(FormatDevices(devs, kJsonDetails));
   ASSERT_TRUE(j[1]["stats"].is_object());

@@ -35,6 +35,19 @@ t_run "module rddp is loaded" grep -qw '^rddp' /proc/modules
 t_like "rdma link shows rddp0 on dummy0, ACTIVE" \
 	'link rddp0/1 state ACTIVE physical_state LINK_UP netdev dummy0' rdma link show rddp0/1
 t_like "rdma dev shows an RNIC" 'node_type rnic' rdma dev show rddp0
+# Linux 6.11 records who chose a device's name
+# (RDMA_NLDEV_ATTR_NAME_ASSIGN_TYPE) so that udev's rdma_rename leaves a
+# user's name alone; `rdma link add` names every rddp device. 6.1 sends no
+# such attribute. (rddpctl reads it from RDMA netlink: iproute2 6.1 does not.)
+ctl=/rddp/build/cmake/userspace/rddpctl/rddpctl
+IFS=. read -r kmaj kmin _ <<<"$(uname -r)"
+if ((kmaj > 6 || (kmaj == 6 && kmin >= 11))); then
+	t_run "the core knows the user named rddp0 (name_assign_type user)" \
+		sh -c "$ctl -j dev show rddp0 | jq -e '.[0].name_assign_type == \"user\"'"
+else
+	t_run "Linux $kmaj.$kmin sends no name_assign_type" \
+		sh -c "$ctl -j dev show rddp0 | jq -e '.[0] | has(\"name_assign_type\") | not'"
+fi
 t_like "ibv_devices lists rddp0" 'rddp0' ibv_devices
 t_like "ibv_devinfo: transport iWARP" 'transport:[[:space:]]+iWARP' ibv_devinfo -d rddp0
 t_like "ibv_devinfo: port active" 'state:[[:space:]]+PORT_ACTIVE' ibv_devinfo -d rddp0

@@ -149,6 +149,29 @@ RddpClient::RddpClient() : sock_(NETLINK_GENERIC) {
   family_ = std::move(*family);
 }
 
+namespace {
+
+// Who named each device, as the RDMA core reports it (the rddp family does
+// not repeat it). Informative only: a kernel before 6.11, a device the RDMA
+// core does not show in this namespace, or a failed dump leaves it absent.
+void AddNameAssignTypes(std::vector<Device>& devices) {
+  if (devices.empty()) return;
+  try {
+    NetlinkSocket sock(NETLINK_RDMA);
+    NlMsgPtr dump = BuildRdmaDeviceDump();
+    sock.Transact(dump.get(), [&](const nlmsghdr* msg) {
+      auto r = DecodeRdmaDevice(msg);
+      if (!r || !r->name_assign_type) return;
+      for (Device& d : devices)
+        if (d.name == r->name) d.name_assign_type = r->name_assign_type;
+    });
+  } catch (const Error&) {
+    // No RDMA netlink here: nothing to add.
+  }
+}
+
+}  // namespace
+
 std::vector<Device> RddpClient::GetDevices(const std::string& dev) {
   std::vector<Device> devices;
   NlMsgPtr request = BuildDevGet(family_.id, dev);
@@ -157,6 +180,7 @@ std::vector<Device> RddpClient::GetDevices(const std::string& dev) {
   });
   if (status.error != 0)
     ThrowKernelError(dev.empty() ? "listing the rddp devices" : dev, status, "no such rddp device");
+  AddNameAssignTypes(devices);
   return devices;
 }
 

@@ -11,6 +11,7 @@
 #include <netlink/msg.h>
 #include <rdma/rdma_netlink.h>
 
+#include <algorithm>
 #include <array>
 #include <cerrno>
 #include <cstring>
@@ -241,15 +242,16 @@ std::optional<GenlFamily> DecodeGenlFamily(const nlmsghdr* msg) {
 }
 
 std::optional<RdmaDevice> DecodeRdmaDevice(const nlmsghdr* msg) {
-  // RDMA netlink has no family header: attributes follow nlmsghdr.
-  AttrTable<RDMA_NLDEV_ATTR_MAX - 1> tb{};
-  if (msg == nullptr ||
-      nlmsg_parse(Mutable(msg), 0, tb.data(), RDMA_NLDEV_ATTR_MAX - 1, nullptr) < 0)
+  // RDMA netlink has no family header: attributes follow nlmsghdr. The
+  // table reaches the newest attribute read, whatever the headers say.
+  constexpr int kMax = std::max(RDMA_NLDEV_ATTR_MAX - 1, kRdmaNldevAttrNameAssignType);
+  AttrTable<kMax> tb{};
+  if (msg == nullptr || nlmsg_parse(Mutable(msg), 0, tb.data(), kMax, nullptr) < 0)
     return std::nullopt;
   auto name = String(tb[RDMA_NLDEV_ATTR_DEV_NAME]);
   auto index = Fixed<uint32_t>(tb[RDMA_NLDEV_ATTR_DEV_INDEX]);
   if (!name || !index) return std::nullopt;
-  return RdmaDevice{*name, *index};
+  return RdmaDevice{*name, *index, Fixed<uint8_t>(tb[kRdmaNldevAttrNameAssignType])};
 }
 
 NetlinkStatus DecodeErrorMessage(const nlmsghdr* msg) {

@@ -37,10 +37,16 @@ struct GenlFamily {
 };
 std::optional<GenlFamily> DecodeGenlFamily(const nlmsghdr* msg);
 
+// RDMA_NLDEV_ATTR_NAME_ASSIGN_TYPE (u8: 0 unknown, 1 the user), sent by
+// Linux 6.11 and later; the number is written here because the build
+// host's uapi headers may predate it.
+inline constexpr int kRdmaNldevAttrNameAssignType = 101;
+
 // One device of an RDMA_NLDEV_CMD_GET dump (NETLINK_RDMA).
 struct RdmaDevice {
   std::string name;
   uint32_t index = 0;
+  std::optional<uint8_t> name_assign_type{};  // absent before Linux 6.11
 };
 std::optional<RdmaDevice> DecodeRdmaDevice(const nlmsghdr* msg);
 

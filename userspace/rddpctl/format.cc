@@ -119,6 +119,7 @@ std::string FormatDevices(const std::vector<Device>& devices, const Options& opt
       j.Field("netdev_index", d.netdev_index);
       if (d.port_state) j.Field("port_state", PortStateName(*d.port_state));
       j.Field("qps", d.qps);
+      if (d.name_assign_type) j.Field("name_assign_type", NameAssignTypeName(*d.name_assign_type));
       j.Field("crc", d.settings.crc);
       j.Field("markers", d.settings.markers);
       j.Field("mpa_rev", d.settings.mpa_rev);

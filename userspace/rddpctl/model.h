@@ -59,6 +59,9 @@ struct Device {
   std::optional<uint32_t> netdev_index{};
   std::optional<uint8_t> port_state{};  // enum ib_port_state
   std::optional<uint32_t> qps{};
+  // Who named the device, from RDMA netlink (RDMA_NLDEV_ATTR_NAME_ASSIGN_TYPE,
+  // Linux 6.11 and later): 1 the user, whom udev's rdma_rename obeys.
+  std::optional<uint8_t> name_assign_type{};
   Settings settings;
   std::vector<Counter> counters{};  // those present, in RDDP_A_STAT_* order
 };

@@ -50,6 +50,11 @@ std::string TransportName(uint8_t transport) {
   return Lookup(kNames, transport);
 }
 
+std::string NameAssignTypeName(uint8_t type) {
+  static constexpr std::array<std::string_view, 2> kNames = {"unknown", "user"};
+  return Lookup(kNames, type);
+}
+
 std::string RtrName(uint8_t rtr) {
   static constexpr std::array<std::string_view, 4> kNames = {"none", "write", "read", "send"};
   static_assert(RDDP_RTR_NONE == 0 && RDDP_RTR_WRITE == 1 && RDDP_RTR_READ == 2 &&

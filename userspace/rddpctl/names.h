@@ -19,6 +19,8 @@ std::string QpStateName(uint8_t state);
 std::string RtrName(uint8_t rtr);
 // enum rddp_transport: tcp, sctp.
 std::string TransportName(uint8_t transport);
+// enum rdma_nl_name_assign_type (Linux 6.11): unknown, user.
+std::string NameAssignTypeName(uint8_t type);
 // enum rddp_event_type: qp-state, terminate-sent, terminate-received,
 // connection-failed, device-added, device-removed.
 std::string EventTypeName(uint8_t type);

@@ -314,8 +314,9 @@ fi
 suite vm-stock-two bash tools/vm/two-vm-check.sh stock interop ulp-siw ulp-rddp
 vm stock-6.12 "${vm_612[@]:0:${#vm_612[@]}-1}"
 # The debug kernel's one-guest suites run under UML; qemu keeps what UML
-# cannot show: SMP (rdma.sh's 64-QP integrity run and perftest on 2 vCPUs)
-# and the ULPs (Documentation/testing.md). kmemleak is off under UML:
+# cannot show: SMP (rdma.sh's parts that race on 2 vCPUs: concurrent
+# connections, the 64-QP integrity run, perftest streams, zero copy;
+# tests/vm/rdma-smp.sh) and the ULPs (Documentation/testing.md). kmemleak is off under UML:
 # RDDP_CHECK_QEMU_DEBUG=all runs every one-guest suite on qemu's debug
 # kernel too, with kmemleak (SCTP's included: that kernel has SCTP from
 # tools/kernel/rddp-debug-qemu.config).
@@ -324,10 +325,11 @@ if [ "${RDDP_CHECK_QEMU_DEBUG:-}" = all ]; then
 	vm debug "${uml_tests[@]}" tests/vm/ulp.sh
 else
 	# One boot (a debug boot with its module load costs ~70 s of TCG):
-	# ulp.sh, rdma.sh, then hostile.sh's SCTP mode, kmemleak over every
-	# SCTP case (its TCP cases run under kmemleak with =all). Suite
-	# vm-debug-ulp, its rdma.sh checks named "rdma: ...".
-	vm debug tests/vm/ulp.sh+rdma.sh+hostile-sctp.sh
+	# ulp.sh, rdma.sh's SMP parts (all of it with =all), then hostile.sh's
+	# SCTP mode, kmemleak over every SCTP case (its TCP cases run under
+	# kmemleak with =all). Suite vm-debug-ulp, its rdma-smp.sh checks
+	# named "rdma-smp: ...".
+	vm debug tests/vm/ulp.sh+rdma-smp.sh+hostile-sctp.sh
 fi
 # The ULPs across two qemu guests with rddp's initiators on the debug
 # kernel, under kmemleak, and siw's targets on Debian's kernel. Smoke,

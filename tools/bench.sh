@@ -9,6 +9,13 @@
 #    (default 3):
 #    SMP x86 guests and a real link, but every instruction emulated, so
 #    only the ratios carry meaning;
+#  - qemu on Linux 6.12 (BENCH_612=0 skips it, BENCH_612=1 runs it even
+#    with BENCH_QEMU=0): the one-guest series on
+#    Debian's 6.12 image (Debian 13's and RHEL 10's line) with siw built
+#    from linux-source-6.12, BENCH_QEMU_ROUNDS rounds: rddp-nocrc's
+#    zero-copy TX goes through MSG_SPLICE_PAGES there, sendpage on 6.1
+#    (kmod/compat.h), so its ratio to siw on each kernel is that path's
+#    figure;
 #  - User-Mode Linux over dummy0 (tests/vm/bench-one.sh, BENCH_UML=0 skips
 #    it): kernel code at native CPU speed on one CPU, the cost of each
 #    driver's kernel path; an instance per driver and round (a boot takes a
@@ -20,7 +27,7 @@
 # over TCP and siw (which has no SCTP); the tables add its ratios to siw
 # and to rddp over TCP, with and without its CRC.
 # rddp-bench's and iperf3's JSON per place, driver and round go to
-# build/bench/WHERE-DRIVER-ROUND.json (WHERE: uml, qemu1, qemu2), which
+# build/bench/WHERE-DRIVER-ROUND.json (WHERE: uml, qemu1, qemu2, qemu612), which
 # tools/bench-report.py tabulates and plots (build/bench/report-WHERE.md,
 # build/bench/plots/WHERE-{bandwidth,latency}.png).
 # BENCH=quick (make check): one UML round of every series, briefly, on
@@ -236,6 +243,15 @@ if [ "$qemu" = 1 ]; then
 	[ "$mode" = quick ] && m=quick
 	one_guest qemu1 stock "${BENCH_QEMU_ROUNDS:-3}" "$m" --ko build/kmod-stock/rddp.ko --ko "$ko"
 	two_guests "${BENCH_QEMU_ROUNDS:-3}"
+fi
+if [ "${BENCH_612:-$qemu}" = 1 ]; then
+	[ "$build" = 0 ] || make -s kmod-stock-6.12
+	ko612=$(bash tools/vm/build-siw.sh stock-6.12)
+	rddp_log "one qemu guest (TCG) on Linux 6.12 over dummy0: ${drivers[*]}"
+	m=short
+	[ "$mode" = quick ] && m=quick
+	one_guest qemu612 stock-6.12 "${BENCH_QEMU_ROUNDS:-3}" "$m" \
+		--ko build/kmod-stock-6.12/rddp.ko --ko "$ko612"
 fi
 
 if [ "${BENCH_UML:-1}" = 1 ]; then

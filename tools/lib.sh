@@ -98,13 +98,15 @@ rddp_extract() {
 	mv "$dir.tmp" "$dir"
 }
 
-# Extracted linux-source-6.1, keyed by the Debian package version.
+# rddp_linux_source [SERIES]: extracted linux-source-SERIES (6.1, the
+# default, or 6.12), keyed by the Debian package version.
 rddp_linux_source() {
-	local ver dir
-	ver=$(dpkg-query -W -f='${Version}' linux-source-6.1 2>/dev/null) ||
-		rddp_die "linux-source-6.1 is not installed (make deps)"
+	local series=${1:-6.1} ver dir
+	case $series in 6.1 | 6.12) ;; *) rddp_die "no linux-source-$series (6.1, 6.12)" ;; esac
+	ver=$(dpkg-query -W -f='${Version}' "linux-source-$series" 2>/dev/null) ||
+		rddp_die "linux-source-$series is not installed (make deps)"
 	dir="$RDDP_CACHE/linux-source-$ver"
-	rddp_extract "linux-source-6.1 $ver" /usr/src/linux-source-6.1.tar.xz "$dir" \
+	rddp_extract "linux-source-$series $ver" "/usr/src/linux-source-$series.tar.xz" "$dir" \
 		--strip-components=1
 	echo "$dir"
 }

@@ -149,11 +149,6 @@ RddpClient::RddpClient() : sock_(NETLINK_GENERIC) {
   family_ = std::move(*family);
 }
 
-namespace {
-
-// Who named each device, as the RDMA core reports it (the rddp family does
-// not repeat it). Informative only: a kernel before 6.11, a device the RDMA
-// core does not show in this namespace, or a failed dump leaves it absent.
 void AddNameAssignTypes(std::vector<Device>& devices) {
   if (devices.empty()) return;
   try {
@@ -170,8 +165,6 @@ void AddNameAssignTypes(std::vector<Device>& devices) {
   }
 }
 
-}  // namespace
-
 std::vector<Device> RddpClient::GetDevices(const std::string& dev) {
   std::vector<Device> devices;
   NlMsgPtr request = BuildDevGet(family_.id, dev);
@@ -180,7 +173,6 @@ std::vector<Device> RddpClient::GetDevices(const std::string& dev) {
   });
   if (status.error != 0)
     ThrowKernelError(dev.empty() ? "listing the rddp devices" : dev, status, "no such rddp device");
-  AddNameAssignTypes(devices);
   return devices;
 }
 

@@ -64,6 +64,12 @@ class RddpClient {
   GenlFamily family_;
 };
 
+// Who named each device, as the RDMA core reports it (the rddp family does
+// not repeat it): `dev show` only. Informative: a kernel before 6.11, a
+// device the RDMA core does not show in this namespace, or a failed dump
+// leaves it absent.
+void AddNameAssignTypes(std::vector<Device>& devices);
+
 // `link add`/`link del` over RDMA netlink.
 void RdmaLinkAdd(const std::string& name, const std::string& netdev);
 void RdmaLinkDel(const std::string& name);

@@ -143,9 +143,12 @@ void RunCommand(const Request& r, std::ostream& out) {
   }
   RddpClient client;
   switch (r.command) {
-    case Command::kDevShow:
-      Write(out, FormatDevices(client.GetDevices(r.dev), r.options));
+    case Command::kDevShow: {
+      std::vector<Device> devices = client.GetDevices(r.dev);
+      AddNameAssignTypes(devices);
+      Write(out, FormatDevices(devices, r.options));
       break;
+    }
     case Command::kDevSet:
       client.SetSettings(r.dev, r.settings);
       break;

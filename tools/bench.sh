@@ -235,22 +235,21 @@ two_guests() {
 	report qemu2 "${drivers[@]}"
 }
 
+# bench-one.sh's mode in a qemu guest, where every instruction is emulated.
+qemu_mode=short
+[ "$mode" = quick ] && qemu_mode=quick
 if [ "$qemu" = 1 ]; then
 	[ "$build" = 0 ] || make -s kmod-stock
 	ko=$(bash tools/vm/build-siw.sh)
 	rddp_log "one qemu guest (TCG) over dummy0: ${drivers[*]}"
-	m=short
-	[ "$mode" = quick ] && m=quick
-	one_guest qemu1 stock "${BENCH_QEMU_ROUNDS:-3}" "$m" --ko build/kmod-stock/rddp.ko --ko "$ko"
+	one_guest qemu1 stock "${BENCH_QEMU_ROUNDS:-3}" "$qemu_mode" --ko build/kmod-stock/rddp.ko --ko "$ko"
 	two_guests "${BENCH_QEMU_ROUNDS:-3}"
 fi
 if [ "${BENCH_612:-$qemu}" = 1 ]; then
 	[ "$build" = 0 ] || make -s kmod-stock-6.12
 	ko612=$(bash tools/vm/build-siw.sh stock-6.12)
 	rddp_log "one qemu guest (TCG) on Linux 6.12 over dummy0: ${drivers[*]}"
-	m=short
-	[ "$mode" = quick ] && m=quick
-	one_guest qemu612 stock-6.12 "${BENCH_QEMU_ROUNDS:-3}" "$m" \
+	one_guest qemu612 stock-6.12 "${BENCH_QEMU_ROUNDS:-3}" "$qemu_mode" \
 		--ko build/kmod-stock-6.12/rddp.ko --ko "$ko612"
 fi
 

@@ -85,17 +85,24 @@ rddp_siw_source() {
 
 # rddp_extract WHAT TARBALL DIR [TAR-ARGS...]: TARBALL (or what TAR-ARGS
 # select of it) extracted into DIR once; DIR/.extracted marks an extraction
-# that finished.
+# that finished. Under DIR.lock: make check's lanes (the kernel builds
+# beside the suites) may ask for one source at once on a cold cache, and
+# the second must wait for the first's tree, not remove it.
 rddp_extract() {
-	local what=$1 tarball=$2 dir=$3
+	local what=$1 tarball=$2 dir=$3 fd
 	shift 3
 	[ -f "$dir/.extracted" ] && return 0
-	rddp_log "extracting $what"
-	rm -rf "$dir" "$dir.tmp"
-	mkdir -p "$dir.tmp"
-	tar -C "$dir.tmp" -xf "$tarball" "$@" || rddp_die "extracting $what failed"
-	touch "$dir.tmp/.extracted"
-	mv "$dir.tmp" "$dir"
+	exec {fd}>"$dir.lock"
+	flock "$fd"
+	if [ ! -f "$dir/.extracted" ]; then
+		rddp_log "extracting $what"
+		rm -rf "$dir" "$dir.tmp"
+		mkdir -p "$dir.tmp"
+		tar -C "$dir.tmp" -xf "$tarball" "$@" || rddp_die "extracting $what failed"
+		touch "$dir.tmp/.extracted"
+		mv "$dir.tmp" "$dir"
+	fi
+	exec {fd}>&-
 }
 
 # rddp_linux_source [SERIES]: extracted linux-source-SERIES (6.1, the

@@ -46,6 +46,17 @@ want() {
 	return 1
 }
 
+# wants_any PREFIX: some suite named PREFIX or PREFIX-* is selected
+# (RDDP_CHECK_ONLY=uml-debug-kunit wants a UML debug kernel).
+wants_any() {
+	local w
+	[ -z "${RDDP_CHECK_ONLY:-}" ] && return 0
+	for w in $RDDP_CHECK_ONLY; do
+		[[ $w == "$1" || $w == "$1"-* || $1 == "$w"-* ]] && return 0
+	done
+	return 1
+}
+
 # run_counted FILE CMD...: CMD in a subshell of its own, which then writes
 # to FILE the CPU ticks CMD and its descendants used (the subshell's
 # /proc/PID/stat cutime and cstime: its only children are CMD's). Not this
@@ -101,26 +112,44 @@ suite() {
 	echo "$name $p $f $s $((SECONDS - t0)) $((cpu / hz))" >>"$results"
 }
 
-# locked LOG COMMAND...: COMMAND under the build lock (one build at a time,
-# as both lanes build what they need), its output in LOG; the log's tail
-# if it fails. A line each minute while it runs (a cold kernel build takes
-# from 10 minutes to well over an hour on 2 cores): never a silent console.
-locked() {
-	local log=$1 beat rc=0 t0=$SECONDS what
-	shift
+# with_lock LOCK BEAT LOG COMMAND...: COMMAND under flock LOCK, its output
+# in LOG; the log's tail if it fails. A line every BEAT seconds while it runs
+# (a cold kernel build takes from 10 minutes to well over an hour on 2
+# cores): never a silent console.
+with_lock() {
+	local lock=$1 every=$2 log=$3 beat rc=0 t0=$SECONDS what
+	shift 3
 	what="$*"
 	(
-		while sleep 60; do
+		while sleep "$every"; do
 			rddp_log "still building ${what#make -s } ($(((SECONDS - t0) / 60)) min): $(tail -1 "$logdir/$log" 2>/dev/null | cut -c1-120)"
 		done
 	) &
 	beat=$!
-	flock "$logdir/.build.lock" "$@" >"$logdir/$log" 2>&1 || rc=$?
+	flock "$lock" "$@" >"$logdir/$log" 2>&1 || rc=$?
 	kill "$beat" 2>/dev/null
 	wait "$beat" 2>/dev/null
 	[ "$rc" -eq 0 ] && return 0
 	tail -30 "$logdir/$log"
 	return 1
+}
+# locked LOG COMMAND...: COMMAND under the build lock (one build into build/
+# at a time, as both lanes build what they need).
+locked() {
+	with_lock "$logdir/.build.lock" 60 "$@"
+}
+# kernel NAME LOG SCRIPT...: the kernel NAME (uml-debug, debug, uml) the
+# guests boot, from the cache or built into it by SCRIPT
+# (tools/kernel/build-*.sh, keyed by their inputs), under a lock of the
+# cache's own for NAME, not the build lock: a kernel build (on a cold cache
+# 10 to 50 minutes) then holds up no module build the other lane needs,
+# nor a suite that needs another kernel, and two callers (a lane and the
+# kernel lane below, or two checkouts' runs) never build one kernel at
+# once; the second finds it built. A cached kernel costs a second.
+kernel() {
+	local name=$1
+	shift
+	with_lock "$RDDP_CACHE/.kernel-build-$name.lock" 60 "$@"
 }
 # build LOG TARGET...: make the targets (locked).
 build() {
@@ -133,6 +162,42 @@ if want deps; then
 	rddp_log "== deps"
 	bash tools/deps.sh || rddp_die "installing dependencies failed"
 fi
+
+# The kernels the guests boot, in a lane of their own from the start: on a
+# cold cache (a new machine) they take most of an hour on 2 cores, and the
+# first suites need none of them (Debian's kernels boot as installed). Each
+# suite that needs one asks for it (kernel, above) and waits only if it is
+# still being built; a kernel already in the cache costs a second. The UML
+# debug kernel first: the background lane's suites need it first, the qemu
+# lane its debug kernel only after its Debian boots; the plain UML kernel
+# (siw for uml-debug-two's interop) last. The builds run at nice 19 and
+# a failed one is reported by the suite that needed it.
+# Its wall and CPU seconds go to kernels.time for the summary.
+kernel_lane_builds() {
+	if wants_any uml-debug; then
+		kernel uml-debug kernel-lane-uml-debug.log bash tools/kernel/build-uml-kernel.sh debug
+	fi
+	if wants_any kmod || wants_any vm-debug; then
+		kernel debug kernel-lane-debug.log bash tools/kernel/build-debug-kernel.sh
+	fi
+	if wants_any uml-debug-two; then
+		kernel uml kernel-lane-uml-plain.log bash tools/kernel/build-uml-kernel.sh plain
+	fi
+	return 0
+}
+kernel_lane=""
+rm -f "$logdir/kernels.cpu" "$logdir/kernels.time"
+if wants_any uml-debug || wants_any kmod || wants_any vm-debug; then
+	(
+		t0=$SECONDS
+		run_counted "$logdir/kernels.cpu" kernel_lane_builds
+		echo "$((SECONDS - t0)) $(($(cat "$logdir/kernels.cpu") / hz))" >"$logdir/kernels.time"
+	) &
+	kernel_lane=$!
+fi
+# A failed build ends this script; the kernel lane (and the background
+# lane, below) go with it.
+trap 'kill $kernel_lane 2>/dev/null' EXIT
 
 # rddpctl, the test programs and the unit tests (build/cmake, whose
 # compile commands cxx-style reads), and the module for Debian's kernel:
@@ -160,6 +225,10 @@ vm() { # KERNEL TEST...
 		done
 	done
 	[ -n "$any" ] || return 0
+	if [ "$kernel" = debug ]; then
+		kernel debug debug-kernel-vm.log bash tools/kernel/build-debug-kernel.sh ||
+			rddp_die "debug kernel build failed"
+	fi
 	# The module and the programs tests run from /rddp/build.
 	build "build-for-vm-$kernel.log" "kmod-$kernel" userspace ||
 		rddp_die "build for $kernel VM tests failed"
@@ -194,6 +263,8 @@ uml() { # TEST...|two|faults
 		want "uml-debug-$(basename "$t" .sh)" && any=1
 	done
 	[ -n "$any" ] || return 0
+	kernel uml-debug build-uml-kernel.log bash tools/kernel/build-uml-kernel.sh debug ||
+		rddp_die "UML kernel build failed"
 	build build-for-uml-debug.log kmod-uml-debug userspace ||
 		rddp_die "build for UML tests failed"
 	for t in "$@"; do
@@ -202,8 +273,9 @@ uml() { # TEST...|two|faults
 			# on the debug kernel, siw (build-siw.sh's, as in qemu)
 			# on the plain one, whose lockdep-free build siw needs;
 			# sctp: DDP over SCTP across a reordering, lossy wire.
-			# The plain kernel and siw build once (cached), under
-			# the build lock.
+			# The plain kernel and siw build once (cached), siw
+			# under the build lock.
+			kernel uml build-uml-plain-kernel.log bash tools/kernel/build-uml-kernel.sh plain
 			locked build-siw-uml.log bash tools/vm/build-siw.sh uml
 			suite uml-debug-two bash tools/vm/two-vm-check.sh uml-debug smoke interop markers sctp
 			continue
@@ -225,11 +297,6 @@ uml() { # TEST...|two|faults
 uml_tests=(tests/vm/kunit.sh tests/vm/link.sh tests/vm/verbs.sh tests/vm/rdma.sh tests/vm/cm.sh
 	tests/vm/rddpctl.sh tests/vm/netns.sh tests/vm/hostile.sh tests/vm/liveness.sh tests/vm/churn.sh
 	tests/vm/bench-smoke.sh tests/vm/sctp.sh)
-# The UML kernel first: the self-test below builds a module against it.
-if want uml-debug; then
-	locked build-uml-kernel.log bash tools/kernel/build-uml-kernel.sh debug ||
-		rddp_die "UML kernel build failed"
-fi
 # Debian's 6.12 (Debian 13's and RHEL 10's kernel line): a named subset
 # in make check, link lifecycle, rdma_cm/perftest (with zero-copy TX
 # through MSG_SPLICE_PAGES) and netns (a kernel socket's namespace
@@ -248,13 +315,11 @@ fi
 (
 	quiet=1
 	# The host suites go first here, beside the qemu lane, not before both
-	# lanes: the protocol core and tools' unit tests (built above), the
-	# module's static checks (kmod-check.sh builds rddp.ko for Debian's
-	# kernel into a tree of its own, and build/kmod-debug, under the
-	# lock), then those that build into their own trees (build/coverage,
-	# build/fuzz, the package's stage) or only read (cxx-style).
+	# lanes: the protocol core and tools' unit tests (built above), then
+	# those that build into their own trees (build/coverage, build/fuzz,
+	# the package's stage) or only read (cxx-style). None needs a kernel
+	# of the kernel lane's, so on a cold cache they run while it builds.
 	suite unit flock "$logdir/.build.lock" bash tools/unit-tests.sh
-	suite kmod flock "$logdir/.build.lock" bash tools/kmod-check.sh
 	suite coverage bash tools/coverage.sh
 	suite fuzz bash tools/fuzz.sh "${RDDP_FUZZ_SECONDS:-15}"
 	# C++ style: clang-format and clang-tidy over userspace/ and tests/.
@@ -267,9 +332,24 @@ fi
 	# The harness proves it can fail, under UML before this lane relies on
 	# it passing, and in qemu (beside the qemu lane, whose suites count
 	# only with it: the summary has both).
+	if want uml-debug-selftest; then
+		kernel uml-debug build-uml-kernel.log bash tools/kernel/build-uml-kernel.sh debug ||
+			rddp_die "UML kernel build failed"
+	fi
 	suite uml-debug-selftest bash tools/vm/selftest.sh uml
 	suite vm-selftest bash tools/vm/selftest.sh qemu
 	uml "${uml_tests[@]}" two faults
+	# The module's static checks: rddp.ko built with W=1 and sparse for
+	# Debian's 6.1 and 6.12 in trees of their own, and for the debug
+	# kernel (build/kmod-debug, which the qemu lane builds into too: that
+	# build alone under the build lock, RDDP_BUILD_LOCK), checkpatch and
+	# kernel-doc. After the UML suites: on a cold cache the debug kernel
+	# is built by then.
+	if want kmod; then
+		kernel debug debug-kernel.log bash tools/kernel/build-debug-kernel.sh ||
+			rddp_die "debug kernel build failed"
+	fi
+	RDDP_BUILD_LOCK="$logdir/.build.lock" suite kmod bash tools/kmod-check.sh
 	# make bench's quick mode: every series (rddp, rddp without CRC, siw,
 	# TCP) once, on the kernel and module built above; no figure judged.
 	suite uml-debug-bench-quick env BENCH=quick BENCH_BUILD=0 bash tools/bench.sh
@@ -287,9 +367,9 @@ fi
 	fi
 ) &
 uml_lane=$!
-# A failed build ends this script: the lane goes with it (its running
-# suite ends at its own timeout).
-trap 'kill "$uml_lane" 2>/dev/null' EXIT
+# A failed build ends this script: the lanes go with it (a running suite
+# ends at its own timeout).
+trap 'kill "$uml_lane" $kernel_lane 2>/dev/null' EXIT
 
 
 # Debian's kernel: the one-guest suites in three boots (a stock boot with
@@ -341,6 +421,9 @@ debug_two=(ulp-siw)
 suite vm-debug-two bash tools/vm/two-vm-check.sh debug "${debug_two[@]}"
 # The lane's own failure (a build) counts once.
 wait "$uml_lane" || echo "uml-lane 0 1 0 0 0" >>"$results"
+# The kernel lane has ended by now unless no suite needed what it built
+# last; its failures were counted by the suites that needed its kernels.
+[ -n "$kernel_lane" ] && wait "$kernel_lane"
 trap - EXIT
 
 total_pass=0 total_fail=0 total_skip=0 total_cpu=0
@@ -354,6 +437,10 @@ while read -r name p f s secs cpu; do
 	total_cpu=$((total_cpu + ${cpu:-0}))
 done <"$results"
 echo "CPU time of the suites: $((total_cpu / 60)) min (the wall time cannot fall below half of it on 2 cores)"
+if [ -f "$logdir/kernels.time" ]; then
+	read -r ksecs kcpu <"$logdir/kernels.time"
+	echo "the kernel lane: ${ksecs} s, ${kcpu} s CPU (a second when every kernel was in the cache)"
+fi
 # The failed checks by name, last, where a CI log's tail shows them (the
 # background lane's suites printed one line each).
 while read -r name p f s secs cpu; do

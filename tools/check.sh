@@ -25,6 +25,18 @@ if command -v ccache >/dev/null; then
 		CCACHE_MAXSIZE=2G CMAKE_C_COMPILER_LAUNCHER=ccache CMAKE_CXX_COMPILER_LAUNCHER=ccache
 fi
 
+# qemu's guests at nice 10 beside UML's at 0. A UML instance runs its
+# kernel and each of its processes as host processes that hand the one
+# CPU it emulates to each other many times a second, and each hand-over
+# waited behind qemu's vCPU threads, which use their whole time slices:
+# beside a 2-vCPU qemu guest on the debug kernel, UML suites took 3 times
+# their CPU time in wall time (uml-debug-rdma 486 s for 148 CPU-s), and
+# the host was idle 8 % of the time. Measured over 30 s of that (fc11,
+# 2026-12-02): qemu at nice 0 took 59 % of the host, the rest 32 %, idle
+# 8 %; qemu at nice 10, 42 %, the rest 56 %, idle 1.5 %. UML uses at most
+# one CPU, so qemu keeps at least the other.
+export RDDP_QEMU_NICE=${RDDP_QEMU_NICE:-10}
+
 logdir="$RDDP_TOP/build/check"
 mkdir -p "$logdir"
 # One line per suite that ran: NAME PASSED FAILED SKIPPED SECONDS CPU

@@ -187,7 +187,8 @@ boot_qemu() {
 		[ -n "$pcap" ] && [ "$r" = a ] && net+=(-object "filter-dump,id=d0,netdev=n0,file=$pcap")
 	fi
 	# Guest watchdog: the test's own timeout; host bound: that plus boot.
-	timeout -k 10 $((timeout + 240)) qemu-system-x86_64 \
+	# RDDP_QEMU_NICE: make check runs qemu below UML (tools/check.sh).
+	timeout -k 10 $((timeout + 240)) nice -n "${RDDP_QEMU_NICE:-0}" qemu-system-x86_64 \
 		-accel "$accel" -cpu max,la57=off -m 2G -smp "${RDDP_VM_SMP:-2}" -nographic -nodefaults -no-reboot \
 		-kernel "${bzimage[$r]}" -initrd "${initrd[$r]}" \
 		-append "$cmdline rddp_vm.role=$r rddp_vm.kernel=${gkernel[$r]} rddp_vm.timeout=$timeout" \

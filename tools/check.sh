@@ -45,6 +45,7 @@ mkdir -p "$logdir"
 # the end.
 results="$logdir/results"
 : >"$results"
+rm -f "$logdir/.uml-built"
 start=$SECONDS
 
 # want NAME: NAME is selected by RDDP_CHECK_ONLY, itself or a prefix of it
@@ -182,7 +183,7 @@ fi
 # still being built; a kernel already in the cache costs a second. The UML
 # debug kernel first: the background lane's suites need it first, the qemu
 # lane its debug kernel only after its Debian boots; the plain UML kernel
-# (siw for uml-debug-two's interop) last. The builds run at nice 19 and
+# (siw for uml-debug-two's interop) last. The builds run at nice 10 and
 # a failed one is reported by the suite that needed it.
 # Its wall and CPU seconds go to kernels.time for the summary.
 kernel_lane_builds() {
@@ -275,10 +276,14 @@ uml() { # TEST...|two|faults
 		want "uml-debug-$(basename "$t" .sh)" && any=1
 	done
 	[ -n "$any" ] || return 0
-	kernel uml-debug build-uml-kernel.log bash tools/kernel/build-uml-kernel.sh debug ||
-		rddp_die "UML kernel build failed"
-	build build-for-uml-debug.log kmod-uml-debug userspace ||
-		rddp_die "build for UML tests failed"
+	# Once a run (both lanes call this, one suite at a time).
+	if [ ! -f "$logdir/.uml-built" ]; then
+		kernel uml-debug build-uml-kernel.log bash tools/kernel/build-uml-kernel.sh debug ||
+			rddp_die "UML kernel build failed"
+		build build-for-uml-debug.log kmod-uml-debug userspace ||
+			rddp_die "build for UML tests failed"
+		touch "$logdir/.uml-built"
+	fi
 	for t in "$@"; do
 		if [ "$t" = two ]; then
 			# smoke and markers: rddp at both ends; interop: rddp
@@ -318,12 +323,77 @@ uml_tests=(tests/vm/kunit.sh tests/vm/link.sh tests/vm/verbs.sh tests/vm/rdma.sh
 # on 6.12 (built from linux-source-6.12) both ways (vm-stock-6.12-two):
 # the qemu lane is the longer one. rddp on 6.1 meets rddp on 6.12 in
 # vm-stock-two's ulp-rddp.
+# The module's static checks: rddp.ko built with W=1 and sparse for Debian's
+# 6.1 and 6.12 in trees of their own, and for the debug kernel
+# (build/kmod-debug, which the qemu lane builds into too: that build alone
+# under the build lock, RDDP_BUILD_LOCK), checkpatch and kernel-doc. Late
+# in the queue below: on a cold cache the debug kernel is built by then.
+kmod_suite() {
+	if want kmod; then
+		kernel debug debug-kernel.log bash tools/kernel/build-debug-kernel.sh ||
+			rddp_die "debug kernel build failed"
+	fi
+	RDDP_BUILD_LOCK="$logdir/.build.lock" suite kmod bash tools/kmod-check.sh
+}
+# make bench's quick mode: every series (rddp, rddp without CRC, siw, TCP)
+# once, on the kernel and module built for the UML suites; no figure judged.
+bench_quick() {
+	suite uml-debug-bench-quick env BENCH=quick BENCH_BUILD=0 bash tools/bench.sh
+}
+# Two qemu guests on Debian's 6.12, rddp and siw built from
+# linux-source-6.12. The module is built by then (vm-stock-two), unless
+# only these run.
+stock_612_two() {
+	want vm-stock-6.12-two || return 0
+	if build build-for-vm-stock-6.12-two.log kmod-stock-6.12; then
+		suite vm-stock-6.12-two bash tools/vm/two-vm-check.sh stock-6.12 interop
+	else
+		echo "vm-stock-6.12-two 0 1 0 0 0" >>"$results"
+	fi
+}
+
 if [ "${RDDP_CHECK_ALL:-}" = 1 ]; then
 	vm_612=(tests/vm/link.sh+verbs.sh+rdma.sh tests/vm/cm.sh+sctp.sh+rddpctl.sh+netns.sh
 		tests/vm/ulp.sh+hostile.sh+trace.sh)
 else
 	vm_612=(tests/vm/link.sh+rdma.sh+netns.sh tests/vm/ulp.sh+hostile.sh)
 fi
+# The queue both lanes finish with: the UML suites, make bench's quick
+# mode, kmod, the last 6.12 boot (vm_612 above) and interop with siw on
+# 6.12. The background lane takes from its front once its host suites and
+# self-tests are done, the qemu lane from its back once its own guests are
+# done, each suite once (run_queue), until they meet: UML runs on one host
+# CPU, so while the qemu lane's guests run the background lane has one
+# CPU, and after they end the two lanes share the rest, instead of one
+# lane running alone beside an idle CPU (a fixed split would need the
+# lanes' times known in advance: they vary with the host's load). The
+# longest of the background lane's suites first; the qemu guests at the
+# back, where the qemu lane starts, so that two 2-vCPU qemu guests do not
+# run at once.
+queue=("uml two" bench_quick "uml faults" "uml tests/vm/sctp.sh" "uml tests/vm/rdma.sh"
+	"uml tests/vm/churn.sh" kmod_suite "uml tests/vm/hostile.sh" "uml tests/vm/rddpctl.sh"
+	"uml tests/vm/liveness.sh" "uml tests/vm/link.sh" "uml tests/vm/verbs.sh" "uml tests/vm/cm.sh"
+	"uml tests/vm/netns.sh" "uml tests/vm/bench-smoke.sh" "uml tests/vm/kunit.sh"
+	stock_612_two 'vm stock-6.12 "${vm_612[-1]}"')
+for t in "${uml_tests[@]}"; do
+	[[ " ${queue[*]} " == *" uml $t "* ]] || rddp_die "check.sh: $t is in no lane's queue"
+done
+echo "0 $((${#queue[@]} - 1))" >"$logdir/queue"
+# run_queue front|back: the queue's jobs from that end, one at a time,
+# until none is left; $logdir/queue holds the indexes of the first and last
+# job not yet taken, read and moved under a lock of its own.
+run_queue() {
+	local end=$1 i
+	while :; do
+		i=$(flock "$logdir/.queue.lock" bash -c '
+			read -r first last <"$1"
+			[ "$first" -le "$last" ] || exit 1
+			if [ "$2" = front ]; then i=$first first=$((first + 1)); else i=$last last=$((last - 1)); fi
+			echo "$first $last" >"$1"
+			echo "$i"' _ "$logdir/queue" "$end") || return 0
+		eval "${queue[$i]}"
+	done
+}
 (
 	quiet=1
 	# The host suites go first here, beside the qemu lane, not before both
@@ -350,33 +420,8 @@ fi
 	fi
 	suite uml-debug-selftest bash tools/vm/selftest.sh uml
 	suite vm-selftest bash tools/vm/selftest.sh qemu
-	uml "${uml_tests[@]}" two faults
-	# The module's static checks: rddp.ko built with W=1 and sparse for
-	# Debian's 6.1 and 6.12 in trees of their own, and for the debug
-	# kernel (build/kmod-debug, which the qemu lane builds into too: that
-	# build alone under the build lock, RDDP_BUILD_LOCK), checkpatch and
-	# kernel-doc. After the UML suites: on a cold cache the debug kernel
-	# is built by then.
-	if want kmod; then
-		kernel debug debug-kernel.log bash tools/kernel/build-debug-kernel.sh ||
-			rddp_die "debug kernel build failed"
-	fi
-	RDDP_BUILD_LOCK="$logdir/.build.lock" suite kmod bash tools/kmod-check.sh
-	# make bench's quick mode: every series (rddp, rddp without CRC, siw,
-	# TCP) once, on the kernel and module built above; no figure judged.
-	suite uml-debug-bench-quick env BENCH=quick BENCH_BUILD=0 bash tools/bench.sh
-	# The last 6.12 boot (vm_612 above), then two qemu guests on
-	# Debian's 6.12, rddp and siw built from linux-source-6.12 (the qemu
-	# lane is the longer one: these runs are here to even them). The
-	# module is built by then (vm-stock-two), unless only these run.
-	vm stock-6.12 "${vm_612[-1]}"
-	if want vm-stock-6.12-two; then
-		if build build-for-vm-stock-6.12-two.log kmod-stock-6.12; then
-			suite vm-stock-6.12-two bash tools/vm/two-vm-check.sh stock-6.12 interop
-		else
-			echo "vm-stock-6.12-two 0 1 0 0 0" >>"$results"
-		fi
-	fi
+	# Then the shared queue (above), from its front.
+	run_queue front
 ) &
 uml_lane=$!
 # A failed build ends this script: the lanes go with it (a running suite
@@ -444,6 +489,8 @@ fi
 debug_two=(ulp-siw)
 [ "${RDDP_CHECK_QEMU_DEBUG:-}" = all ] && debug_two=()
 suite vm-debug-two bash tools/vm/two-vm-check.sh debug "${debug_two[@]}"
+# Then the shared queue, from its back (its qemu guests first).
+run_queue back
 # The lane's own failure (a build) counts once.
 wait "$uml_lane" || echo "uml-lane 0 1 0 0 0" >>"$results"
 # The kernel lane has ended by now unless no suite needed what it built

@@ -270,20 +270,24 @@ vm() { # KERNEL TEST...
 # is two instances joined by tools/vm/uml-wire.py (two-vm-check.sh), and
 # `faults` the same over a link that loses, reorders, duplicates and
 # delays frames.
+# uml_prepare: UML's debug kernel (the kernel lane's, or built here) and the
+# module and programs for it, once a run (both lanes' UML suites and
+# bench's quick mode call this, one suite at a time).
+uml_prepare() {
+	[ -f "$logdir/.uml-built" ] && return 0
+	kernel uml-debug build-uml-kernel.log bash tools/kernel/build-uml-kernel.sh debug ||
+		rddp_die "UML kernel build failed"
+	build build-for-uml-debug.log kmod-uml-debug userspace ||
+		rddp_die "build for UML tests failed"
+	touch "$logdir/.uml-built"
+}
 uml() { # TEST...|two|faults
 	local t any=""
 	for t in "$@"; do
 		want "uml-debug-$(basename "$t" .sh)" && any=1
 	done
 	[ -n "$any" ] || return 0
-	# Once a run (both lanes call this, one suite at a time).
-	if [ ! -f "$logdir/.uml-built" ]; then
-		kernel uml-debug build-uml-kernel.log bash tools/kernel/build-uml-kernel.sh debug ||
-			rddp_die "UML kernel build failed"
-		build build-for-uml-debug.log kmod-uml-debug userspace ||
-			rddp_die "build for UML tests failed"
-		touch "$logdir/.uml-built"
-	fi
+	uml_prepare
 	for t in "$@"; do
 		if [ "$t" = two ]; then
 			# smoke and markers: rddp at both ends; interop: rddp
@@ -338,6 +342,8 @@ kmod_suite() {
 # make bench's quick mode: every series (rddp, rddp without CRC, siw, TCP)
 # once, on the kernel and module built for the UML suites; no figure judged.
 bench_quick() {
+	want uml-debug-bench-quick || return 0
+	uml_prepare
 	suite uml-debug-bench-quick env BENCH=quick BENCH_BUILD=0 bash tools/bench.sh
 }
 # Two qemu guests on Debian's 6.12, rddp and siw built from

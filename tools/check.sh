@@ -151,18 +151,22 @@ with_lock() {
 locked() {
 	with_lock "$logdir/.build.lock" 60 "$@"
 }
-# kernel NAME LOG SCRIPT...: the kernel NAME (uml-debug, debug, uml) the
-# guests boot, from the cache or built into it by SCRIPT
-# (tools/kernel/build-*.sh, keyed by their inputs), under a lock of the
+# kernel NAME LOG: the kernel NAME (uml-debug, debug, uml: UML's debug and
+# plain kernels, qemu's debug kernel) the guests boot, from the cache or
+# built into it by tools/kernel/build-*.sh (keyed by their inputs), under a lock of the
 # cache's own for NAME, not the build lock: a kernel build (on a cold cache
 # 10 to 50 minutes) then holds up no module build the other lane needs,
 # nor a suite that needs another kernel, and two callers (a lane and the
 # kernel lane below, or two checkouts' runs) never build one kernel at
 # once; the second finds it built. A cached kernel costs a second.
 kernel() {
-	local name=$1
-	shift
-	with_lock "$RDDP_CACHE/.kernel-build-$name.lock" 60 "$@"
+	local name=$1 log=$2 script
+	case $name in
+	uml-debug) script=(tools/kernel/build-uml-kernel.sh debug) ;;
+	uml) script=(tools/kernel/build-uml-kernel.sh plain) ;;
+	debug) script=(tools/kernel/build-debug-kernel.sh) ;;
+	esac
+	with_lock "$RDDP_CACHE/.kernel-build-$name.lock" 60 "$log" bash "${script[@]}"
 }
 # build LOG TARGET...: make the targets (locked).
 build() {
@@ -188,13 +192,13 @@ fi
 # Its wall and CPU seconds go to kernels.time for the summary.
 kernel_lane_builds() {
 	if wants_any uml-debug; then
-		kernel uml-debug kernel-lane-uml-debug.log bash tools/kernel/build-uml-kernel.sh debug
+		kernel uml-debug kernel-lane-uml-debug.log
 	fi
 	if wants_any kmod || wants_any vm-debug; then
-		kernel debug kernel-lane-debug.log bash tools/kernel/build-debug-kernel.sh
+		kernel debug kernel-lane-debug.log
 	fi
 	if wants_any uml-debug-two; then
-		kernel uml kernel-lane-uml-plain.log bash tools/kernel/build-uml-kernel.sh plain
+		kernel uml kernel-lane-uml-plain.log
 	fi
 	return 0
 }
@@ -239,7 +243,7 @@ vm() { # KERNEL TEST...
 	done
 	[ -n "$any" ] || return 0
 	if [ "$kernel" = debug ]; then
-		kernel debug debug-kernel-vm.log bash tools/kernel/build-debug-kernel.sh ||
+		kernel debug debug-kernel-vm.log ||
 			rddp_die "debug kernel build failed"
 	fi
 	# The module and the programs tests run from /rddp/build.
@@ -264,23 +268,23 @@ vm() { # KERNEL TEST...
 	done
 }
 
+# uml_prepare: UML's debug kernel (the kernel lane's, or built here) and the
+# module and programs for it, once a run (both lanes' UML suites and
+# bench's quick mode call this, one suite at a time).
+uml_prepare() {
+	[ -f "$logdir/.uml-built" ] && return 0
+	kernel uml-debug build-uml-kernel.log ||
+		rddp_die "UML kernel build failed"
+	build build-for-uml-debug.log kmod-uml-debug userspace ||
+		rddp_die "build for UML tests failed"
+	touch "$logdir/.uml-built"
+}
 # The User-Mode Linux lane: the same scripts on UML's debug kernel (KASAN,
 # UBSAN, lockdep, KUnit; kmemleak is off there), a boot in under a second and
 # kernel code at native speed, one CPU. Suites are named uml-debug-*; `two`
 # is two instances joined by tools/vm/uml-wire.py (two-vm-check.sh), and
 # `faults` the same over a link that loses, reorders, duplicates and
 # delays frames.
-# uml_prepare: UML's debug kernel (the kernel lane's, or built here) and the
-# module and programs for it, once a run (both lanes' UML suites and
-# bench's quick mode call this, one suite at a time).
-uml_prepare() {
-	[ -f "$logdir/.uml-built" ] && return 0
-	kernel uml-debug build-uml-kernel.log bash tools/kernel/build-uml-kernel.sh debug ||
-		rddp_die "UML kernel build failed"
-	build build-for-uml-debug.log kmod-uml-debug userspace ||
-		rddp_die "build for UML tests failed"
-	touch "$logdir/.uml-built"
-}
 uml() { # TEST...|two|faults
 	local t any=""
 	for t in "$@"; do
@@ -296,7 +300,7 @@ uml() { # TEST...|two|faults
 			# sctp: DDP over SCTP across a reordering, lossy wire.
 			# The plain kernel and siw build once (cached), siw
 			# under the build lock.
-			kernel uml build-uml-plain-kernel.log bash tools/kernel/build-uml-kernel.sh plain
+			kernel uml build-uml-plain-kernel.log
 			locked build-siw-uml.log bash tools/vm/build-siw.sh uml
 			suite uml-debug-two bash tools/vm/two-vm-check.sh uml-debug smoke interop markers sctp
 			continue
@@ -311,22 +315,12 @@ uml() { # TEST...|two|faults
 			--ko build/kmod-uml-debug/test/rddp_kverbs.ko "$t"
 	done
 }
-# The UML lane runs in the background, beside the qemu lane: UML keeps one
-# host CPU busy, qemu's 2 vCPUs the other (and a share of the first), and
-# the wall time is about the longer lane's instead of their sum. Its suites
-# write only their logs and one line each here.
+# The UML suites: from the shared queue below, in the background lane beside
+# the qemu lane (UML keeps one host CPU busy, qemu's 2 vCPUs the other), and
+# in the qemu lane once its own guests are done.
 uml_tests=(tests/vm/kunit.sh tests/vm/link.sh tests/vm/verbs.sh tests/vm/rdma.sh tests/vm/cm.sh
 	tests/vm/rddpctl.sh tests/vm/netns.sh tests/vm/hostile.sh tests/vm/liveness.sh tests/vm/churn.sh
 	tests/vm/bench-smoke.sh tests/vm/sctp.sh)
-# Debian's 6.12 (Debian 13's and RHEL 10's kernel line): a named subset
-# in make check, link lifecycle, rdma_cm/perftest (with zero-copy TX
-# through MSG_SPLICE_PAGES) and netns (a kernel socket's namespace
-# reference differs on 6.12) in one boot, the ULPs and the hostile peer
-# (both transports) in another; `make check-all` runs every stock boot on
-# it. The last boot runs in the background lane, before interop with siw
-# on 6.12 (built from linux-source-6.12) both ways (vm-stock-6.12-two):
-# the qemu lane is the longer one. rddp on 6.1 meets rddp on 6.12 in
-# vm-stock-two's ulp-rddp.
 # The module's static checks: rddp.ko built with W=1 and sparse for Debian's
 # 6.1 and 6.12 in trees of their own, and for the debug kernel
 # (build/kmod-debug, which the qemu lane builds into too: that build alone
@@ -334,7 +328,7 @@ uml_tests=(tests/vm/kunit.sh tests/vm/link.sh tests/vm/verbs.sh tests/vm/rdma.sh
 # in the queue below: on a cold cache the debug kernel is built by then.
 kmod_suite() {
 	if want kmod; then
-		kernel debug debug-kernel.log bash tools/kernel/build-debug-kernel.sh ||
+		kernel debug debug-kernel.log ||
 			rddp_die "debug kernel build failed"
 	fi
 	RDDP_BUILD_LOCK="$logdir/.build.lock" suite kmod bash tools/kmod-check.sh
@@ -358,6 +352,14 @@ stock_612_two() {
 	fi
 }
 
+# Debian's 6.12 (Debian 13's and RHEL 10's kernel line): a named subset
+# in make check, link lifecycle, rdma_cm/perftest (with zero-copy TX
+# through MSG_SPLICE_PAGES) and netns (a kernel socket's namespace
+# reference differs on 6.12) in one boot, the ULPs and the hostile peer
+# (both transports) in another; `make check-all` runs every stock boot on
+# it. The last boot is in the shared queue below, with interop with siw
+# on 6.12 (built from linux-source-6.12) both ways (vm-stock-6.12-two).
+# rddp on 6.1 meets rddp on 6.12 in vm-stock-two's ulp-rddp.
 if [ "${RDDP_CHECK_ALL:-}" = 1 ]; then
 	vm_612=(tests/vm/link.sh+verbs.sh+rdma.sh tests/vm/cm.sh+sctp.sh+rddpctl.sh+netns.sh
 		tests/vm/ulp.sh+hostile.sh+trace.sh)
@@ -421,7 +423,7 @@ run_queue() {
 	# it passing, and in qemu (beside the qemu lane, whose suites count
 	# only with it: the summary has both).
 	if want uml-debug-selftest; then
-		kernel uml-debug build-uml-kernel.log bash tools/kernel/build-uml-kernel.sh debug ||
+		kernel uml-debug build-uml-kernel.log ||
 			rddp_die "UML kernel build failed"
 	fi
 	suite uml-debug-selftest bash tools/vm/selftest.sh uml

@@ -98,11 +98,9 @@ if dbg=$(bash tools/kernel/build-debug-kernel.sh 2>"$out/debug-kernel.log"); the
 	# build/kmod-debug is the qemu lane's too: make check runs this beside
 	# it and names its build lock (RDDP_BUILD_LOCK), which only this
 	# build takes; the other trees here are this script's own.
-	if [ -n "${RDDP_BUILD_LOCK:-}" ]; then
-		flock "$RDDP_BUILD_LOCK" make -s kmod-debug >"$out/kmod-debug.log" 2>&1
-	else
-		make -s kmod-debug >"$out/kmod-debug.log" 2>&1
-	fi
+	lock=()
+	[ -n "${RDDP_BUILD_LOCK:-}" ] && lock=(flock "$RDDP_BUILD_LOCK")
+	"${lock[@]}" make -s kmod-debug >"$out/kmod-debug.log" 2>&1
 	check "rddp.ko (with KUnit suites) builds for the debug kernel with W=1" \
 		"$out/kmod-debug.log" $?
 else

@@ -139,8 +139,11 @@ done
 
 # A guest whose kernel never reaches our init within this bound hung in boot
 # (seen once in CI under TCG with two guests on two cores, before any rddp
-# code had run): the run is repeated once, and reported if it hangs again.
+# code had run): the run is repeated once, and reported if it hangs again;
+# on the first attempt a console silent for boot_silence seconds before
+# init is taken for that hang at once (launch).
 boot_timeout=${RDDP_VM_BOOT_TIMEOUT:-300}
+boot_silence=${RDDP_VM_BOOT_SILENCE:-120}
 
 # Two qemu guests are linked by a pair of Unix datagram sockets (qemu's
 # dgram netdev), one frame per datagram, in a directory of their own (a
@@ -301,15 +304,27 @@ launch() {
 	# itself: the one seen under TCG (a CPU's timer never fires, "rcu_preempt
 	# kthread timer wakeup didn't happen") reports its first stall ~21 s
 	# into the boot and never reaches init; waiting out the bound cost
-	# 300 s of make check's budget. A second attempt waits the bound.
-	local waited=0 hung="" stalled="" r
+	# 300 s of make check's budget. So is a console silent for
+	# boot_silence seconds before init: the debug kernel has also stopped
+	# under TCG right after "Running RCU-tasks wait API self tests", 1 s
+	# into its boot, with no stall report in the 300 s that followed (fc12,
+	# 2026-12-02); a healthy boot's longest silence before init is about
+	# 10 s, 30 s at a third of a CPU. A second attempt waits the bound.
+	local waited=0 hung="" stalled="" r size
+	local -A con_size=() con_since=()
 	while [ "$waited" -lt "$boot_timeout" ]; do
 		hung="" stalled=""
 		for r in "${roles[@]}"; do
 			grep -q RDDP-GUEST-START "$res/console-$r.log" 2>/dev/null && continue
 			hung+="$r "
-			grep -q 'rcu: INFO: .* detected stalls' "$res/console-$r.log" 2>/dev/null &&
+			size=$(stat -c %s "$res/console-$r.log" 2>/dev/null || echo 0)
+			if grep -q 'rcu: INFO: .* detected stalls' "$res/console-$r.log" 2>/dev/null; then
 				stalled+="$r "
+			elif [ "$size" != "${con_size[$r]:-}" ]; then
+				con_size[$r]=$size con_since[$r]=$waited
+			elif [ $((waited - con_since[$r])) -ge "$boot_silence" ]; then
+				stalled+="$r "
+			fi
 		done
 		[ -z "$hung" ] && break
 		[ "$attempt" -lt 2 ] && [ -n "$stalled" ] && break
@@ -345,7 +360,7 @@ while :; do
 		echo "# $link_down; booting again" >&2
 	else
 		if [ -n "$boot_stalled" ]; then
-			echo "# guest(s) $boot_stalled stalled (RCU) before init; booting again" >&2
+			echo "# guest(s) $boot_stalled stalled (an RCU stall, or ${boot_silence} s of silence) before init; booting again" >&2
 		else
 			echo "# guest(s) $boot_hung did not reach init in ${boot_timeout}s; booting again" >&2
 		fi

@@ -122,7 +122,7 @@ perftest() {
 			[[ ${v:-} =~ ^[0-9]*\.?[0-9]+$ ]] &&
 				awk -v v="$v" 'BEGIN { exit !(v + 0 > 0) }' && break
 			echo "# $drv $1 $2: no rate (${v:-?}), run $try; its last lines:"
-			tail -3 /tmp/bench-c.log | sed 's/^/#   /'
+			tail -8 /tmp/bench-c.log | sed 's/^/#   /'
 		done
 		echo "$drv $1 $2 ${v:-?} $unit" >>"$out"
 		if [ "$mode" = quick ] && ! [[ ${v:-} =~ [1-9] ]]; then

@@ -333,7 +333,10 @@ perf_client() {
 # guest and, once it listens, its client to ADDR (both bounded by 120 s);
 # prints the client's output, returns its status. With perf_sctp=1 (DEV's
 # transport is SCTP) the client also waits for the server's SCTP endpoint
-# (t_sctp_listening): rddp's SCTP listen follows its TCP one.
+# (t_sctp_listening): rddp's SCTP listen follows its TCP one. A client
+# that fails stops its server, which would otherwise wait out its bound for
+# a connection that is not coming (perftest's client gives up on a failed
+# rdma_cm event; under UML's make bench quick mode, twice a run, 120 s each).
 perf_local_pair() {
 	local dev=$1 addr=$2 base spid rc
 	shift 2
@@ -344,6 +347,11 @@ perf_local_pair() {
 	[ "${perf_sctp:-0}" = 1 ] && t_sctp_listening 18515 20 # perftest's port
 	timeout 120 "$@" -R -d "$dev" -F "$addr" 2>&1
 	rc=$?
+	if [ "$rc" != 0 ] && kill -0 "$spid" 2>/dev/null; then
+		echo "# the client exited with status $rc: its server stopped; the server's last lines:"
+		kill "$spid" 2>/dev/null
+		tail -4 /tmp/perf-local-s.log | sed 's/^/#   /'
+	fi
 	wait "$spid"
 	t_listeners_gone "$base"
 	return "$rc"

@@ -87,6 +87,6 @@ for crc in 1 0; do
 done
 t_run "rdma link delete" rdma link delete rddp0
 # After 64 QPs over the impaired link (the run that once livelocked UML
-# 6.1 in rmmod, fixed by tools/kernel/uml/0005: Documentation/testing.md).
+# 6.1 in rmmod, fixed by tools/kernel/uml/6.1/0005: Documentation/testing.md).
 t_run "rmmod rddp" timeout 60 rmmod rddp
 t_barrier finished

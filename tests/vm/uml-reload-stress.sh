@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # Reload stress for the UML lane's rmmod livelock (Documentation/testing.md,
-# tools/kernel/uml/0005-*): N times load rddp, add a link on dummy0, run an
+# tools/kernel/uml/6.1/0005-*): N times load rddp, add a link on dummy0, run an
 # rping -V pair over it, delete the link and unload rddp. Not part of
 # make check; run it with tools/vm/uml-reload-stress.sh (host side), which
 # watches the progress this writes and catches a guest that stops.

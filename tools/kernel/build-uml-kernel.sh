@@ -8,7 +8,7 @@
 #   build-uml-kernel.sh debug   KASAN, UBSAN, lockdep, kmemleak, KUnit (tests)
 #   build-uml-kernel.sh plain   no debugging (benchmarks)
 #
-# The source is linux-source-6.1 with the fixes of tools/kernel/uml/*.patch,
+# The source is linux-source-6.1 with the fixes of tools/kernel/uml/6.1/*.patch,
 # applied in a hard-linked copy so the shared source tree stays pristine.
 set -euo pipefail
 . "$(dirname "$0")/../lib.sh"
@@ -19,7 +19,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 frag="$here/rddp-uml.config"
 debugfrag="$here/rddp-debug.config"
 src=$(rddp_linux_source)
-key=$(rddp_hash "$frag" "$debugfrag" "$0" "$here"/uml/*.patch "$src" "$variant" \
+key=$(rddp_hash "$frag" "$debugfrag" "$0" "$here"/uml/6.1/*.patch "$src" "$variant" \
 	"$(gcc --version | head -1)")
 out="$RDDP_CACHE/uml-$variant-kernel-$key"
 
@@ -34,7 +34,7 @@ mkdir -p "$out"
 # Patched source: hard links to the shared tree; patch(1) replaces the files
 # it changes instead of writing through the links.
 cp -al "$src" "$out/src"
-for p in "$here"/uml/*.patch; do
+for p in "$here"/uml/6.1/*.patch; do
 	patch -s -p1 -d "$out/src" <"$p" || rddp_die "$p does not apply"
 done
 build="$out/build"

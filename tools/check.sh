@@ -279,12 +279,12 @@ uml_prepare() {
 		rddp_die "build for UML tests failed"
 	touch "$logdir/.uml-built"
 }
-# The User-Mode Linux lane: the same scripts on UML's debug kernel (KASAN,
-# UBSAN, lockdep, KUnit; kmemleak is off there), a boot in under a second and
-# kernel code at native speed, one CPU. Suites are named uml-debug-*; `two`
-# is two instances joined by tools/vm/uml-wire.py (two-vm-check.sh), and
-# `faults` the same over a link that loses, reorders, duplicates and
-# delays frames.
+# The User-Mode Linux lane: the same scripts on UML's debug kernel, 6.12
+# (KASAN, UBSAN, lockdep, KUnit; kmemleak is off there), a boot in under a
+# second and kernel code at native speed, one CPU. Suites are named
+# uml-debug-*; `two` is two instances joined by tools/vm/uml-wire.py
+# (two-vm-check.sh), and `faults` the same over a link that loses,
+# reorders, duplicates and delays frames.
 uml() { # TEST...|two|faults
 	local t any=""
 	for t in "$@"; do

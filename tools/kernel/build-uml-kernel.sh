@@ -1,25 +1,34 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
-# Builds (or finds in the cache) a User-Mode Linux 6.1 kernel for rddp's fast
+# Builds (or finds in the cache) a User-Mode Linux kernel for rddp's fast
 # test lane and prints its build directory: DIR/linux is the kernel (a host
 # program), DIR/mods the installed modules, and out-of-tree modules build
 # with `make -C DIR ARCH=um M=...`.
 #
-#   build-uml-kernel.sh debug   KASAN, UBSAN, lockdep, kmemleak, KUnit (tests)
-#   build-uml-kernel.sh plain   no debugging (benchmarks)
+#   build-uml-kernel.sh debug   6.12: KASAN, UBSAN, lockdep, kmemleak, KUnit (tests)
+#   build-uml-kernel.sh plain   6.1: no debugging (benchmarks)
 #
-# The source is linux-source-6.1 with the fixes of tools/kernel/uml/6.1/*.patch,
-# applied in a hard-linked copy so the shared source tree stays pristine.
+# The debug kernel is 6.12 so that rddp's 6.12 code paths (zero copy with
+# MSG_SPLICE_PAGES, sk_net_refcnt_upgrade, create_cq's attribute bundle, ...)
+# run under KASAN and lockdep somewhere: qemu's debug kernel and the stock
+# lanes cover 6.1. The source is linux-source-SERIES with the fixes of
+# tools/kernel/uml/SERIES/*.patch, applied in a hard-linked copy so the
+# shared source tree stays pristine.
 set -euo pipefail
 . "$(dirname "$0")/../lib.sh"
 
 variant=${1:-debug}
-case $variant in debug | plain) ;; *) rddp_die "usage: build-uml-kernel.sh debug|plain" ;; esac
+case $variant in
+debug) series=6.12 ;;
+plain) series=6.1 ;;
+*) rddp_die "usage: build-uml-kernel.sh debug|plain" ;;
+esac
 here=$(cd "$(dirname "$0")" && pwd)
 frag="$here/rddp-uml.config"
 debugfrag="$here/rddp-debug.config"
-src=$(rddp_linux_source)
-key=$(rddp_hash "$frag" "$debugfrag" "$0" "$here"/uml/6.1/*.patch "$src" "$variant" \
+src=$(rddp_linux_source "$series")
+patches=("$here/uml/$series"/*.patch)
+key=$(rddp_hash "$frag" "$debugfrag" "$0" "${patches[@]}" "$src" "$variant" \
 	"$(gcc --version | head -1)")
 out="$RDDP_CACHE/uml-$variant-kernel-$key"
 
@@ -28,13 +37,13 @@ if [ -f "$out/.built" ]; then
 	exit 0
 fi
 
-rddp_log "building the $variant UML kernel in $out (first time only; ~5-10 min on 2 cores)"
+rddp_log "building the $variant UML $series kernel in $out (first time only; ~5-10 min on 2 cores, the debug one longer)"
 rm -rf "$out"
 mkdir -p "$out"
 # Patched source: hard links to the shared tree; patch(1) replaces the files
 # it changes instead of writing through the links.
 cp -al "$src" "$out/src"
-for p in "$here"/uml/6.1/*.patch; do
+for p in "${patches[@]}"; do
 	patch -s -p1 -d "$out/src" <"$p" || rddp_die "$p does not apply"
 done
 build="$out/build"
@@ -52,9 +61,9 @@ mk olddefconfig >/dev/null
 
 syms=(UML_PCI_OVER_VIRTIO INFINIBAND_USER_ACCESS RDMA_SIW HOSTFS BLK_DEV_INITRD DUMMY VETH NET_NS USER_NS
 	IP_SCTP)
-# DEBUG_ATOMIC_SLEEP of the debug list cannot take: it needs preemption,
-# which UML does not have (ARCH_NO_PREEMPT); the qemu debug kernel keeps it.
-[ "$variant" = debug ] && syms+=(KASAN PROVE_LOCKING DEBUG_KMEMLEAK KUNIT UBSAN_BOUNDS)
+# DEBUG_ATOMIC_SLEEP of the debug list needs a kernel that can preempt: UML
+# 6.1 cannot (ARCH_NO_PREEMPT), 6.12 can, so the debug (6.12) kernel has it.
+[ "$variant" = debug ] && syms+=(KASAN PROVE_LOCKING DEBUG_KMEMLEAK KUNIT UBSAN_BOUNDS DEBUG_ATOMIC_SLEEP)
 for sym in "${syms[@]}"; do
 	grep -Eq "^CONFIG_${sym}=(y|m)" "$build/.config" ||
 		rddp_die "UML $variant kernel config lacks CONFIG_$sym"

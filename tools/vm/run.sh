@@ -9,7 +9,7 @@
 #                         Debian's 6.12 (its image unpacked into the cache,
 #                         tools/lib.sh rddp_612_image); debug: the
 #                         qemu debug kernel (tools/kernel); uml-debug, uml:
-#                         User-Mode Linux 6.1 with and without debugging
+#                         User-Mode Linux 6.12 with debugging, 6.1 without
 #                         (tools/kernel/build-uml-kernel.sh), one guest only
 #   --kernel-a K, --kernel-b K   the kernel of guest a or b only (default:
 #                         --kernel's); each guest boots its own kernel and

@@ -33,6 +33,10 @@
 #   --timeout SECONDS     bound on the test inside the guest (default 600);
 #                         the whole VM run is bounded by that plus boot time
 #   --name NAME           results in build/vm-results/NAME (default: test name)
+#   --kmemleak            (User-Mode Linux's debug kernel) kmemleak on: it
+#                         is off there unless asked for (it slows
+#                         allocation-heavy tests 2-3 times); qemu's debug
+#                         kernel always has it
 #   --show-console        copy the guest console to stdout while it runs
 #
 # Environment (qemu): RDDP_VM_ACCEL (default tcg,thread=multi),
@@ -49,6 +53,7 @@ set -euo pipefail
 . "$(dirname "$0")/../lib.sh"
 
 kernel=stock kernel_a="" kernel_b="" topology=one timeout=600 name="" pcap="" show=0 wire_opts="" links=1
+kmemleak=off
 kos=() kos_a=() kos_b=()
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -64,8 +69,9 @@ while [ $# -gt 0 ]; do
 	--links) links=$2; shift 2 ;;
 	--timeout) timeout=$2; shift 2 ;;
 	--name) name=$2; shift 2 ;;
+	--kmemleak) kmemleak=on; shift ;;
 	--show-console) show=1; shift ;;
-	-h | --help) sed -n '4,40p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h | --help) sed -n '4,44p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	-*) rddp_die "unknown option $1 (--help)" ;;
 	*) break ;;
 	esac
@@ -205,9 +211,11 @@ boot_qemu() {
 # is a host process: its console (con0) is its stdout, the guest's /rddp and
 # /results are hostfs mounts of the same two directories qemu shares over 9p
 # (the tree read-only; never the host's /). Its memory file goes to /dev/shm
-# and its control socket into the results. kmemleak is off: under UML 6.1 it
-# reports hundreds of objects per run that were freed or are still in use,
-# with or without rddp (Documentation/testing.md).
+# and its control socket into the results. kmemleak is off unless
+# --kmemleak: in the debug kernel (6.12) it finds leaks as in qemu's (UML
+# 6.1's reported hundreds of objects per run that were freed or still in
+# use), but tracking every allocation took verbs.sh's test program 61 s
+# where it takes 25 (Documentation/testing.md). The plain kernel has none.
 #
 # Two instances are joined by tools/vm/uml-wire.py (it records the pcap):
 # each gets its end of the wire as descriptor 3, UML's vector driver sends
@@ -235,7 +243,7 @@ boot_uml() {
 	fi
 	TMPDIR=/dev/shm timeout -k 10 $((timeout + 240)) "${pin[@]}" "${wire[@]}" "${bzimage[$r]}" "$@" \
 		mem="${RDDP_UML_MEM:-2G}" initrd="${initrd[$r]}" con0=null,fd:1 con=null \
-		uml_dir="$res/uml-$r" umid="rddp-$r" panic=-1 oops=panic kmemleak=off slab_nomerge \
+		uml_dir="$res/uml-$r" umid="rddp-$r" panic=-1 oops=panic kmemleak=$kmemleak slab_nomerge \
 		rddp_vm.role="$r" rddp_vm.kernel="${gkernel[$r]}" rddp_vm.timeout="$timeout" \
 		rddp_vm.top="$RDDP_TOP" rddp_vm.results="$res" \
 		rddp_vm.mhz="$(awk '/^cpu MHz/ {print $4; exit}' /proc/cpuinfo)" \

@@ -3,7 +3,8 @@
 # Proves tools/vm/run.sh can fail: a kernel warning, a failing test, a test
 # script that dies partway and a hung guest must each fail the run, and a
 # clean run must pass. Runs on Debian's stock kernel in qemu (fast boot) and
-# on User-Mode Linux's debug kernel, where a KASAN report must fail a run too.
+# on User-Mode Linux's debug kernel, where a KASAN report and a leak that
+# kmemleak finds must fail a run too.
 # What differs between the two is how a guest boots, where its console goes
 # and how a hung one is stopped: qemu runs the clean (its console carries
 # the guest's exit line), warning and hang cases. A failing test (read from
@@ -79,6 +80,9 @@ if [ "$part" != qemu ]; then
 	expect "UML: a KASAN report fails the run" 1 'KASAN: slab-out-of-bounds' \
 		--kernel uml-debug --name selftest-uml-kasan --ko "$umod/rddp_selftest_warn.ko" \
 		tests/vm/selftest-warn.sh kasan
+	expect "UML: a kmemleak report fails the run" 1 'unreferenced object' \
+		--kernel uml-debug --kmemleak --name selftest-uml-leak --ko "$umod/rddp_selftest_warn.ko" \
+		tests/vm/selftest-warn.sh leak
 	expect "UML: a failing test fails the run" 1 '^vm-selftest-uml-fail: 4 passed, 1 failed, 0 skipped$' \
 		--kernel uml-debug --name selftest-uml-fail tests/vm/selftest-fail.sh
 	expect "UML: a test script that dies partway fails the run" 1 \

@@ -3,7 +3,8 @@
  * Harness self-test only: a module whose load produces a kernel report, so
  * tools/vm/selftest.sh can prove that tools/vm/run.sh fails such a run.
  * report=warn (default): a WARNING; report=kasan: an out-of-bounds read that
- * KASAN reports.
+ * KASAN reports; report=leak: an object whose only pointer is dropped, which
+ * kmemleak reports at the guest's final scans (tools/vm/guest-init.sh).
  */
 #include <linux/bug.h>
 #include <linux/compiler.h>
@@ -13,13 +14,29 @@
 
 static char *report = "warn";
 module_param(report, charp, 0444);
-MODULE_PARM_DESC(report, "which report to produce: warn or kasan");
+MODULE_PARM_DESC(report, "which report to produce: warn, kasan or leak");
+
+/* An object nothing points to once this returns: kmemleak's to find. */
+static int rddp_selftest_leak(void)
+{
+	char *buf = kmalloc(96, GFP_KERNEL);
+
+	if (!buf)
+		return -ENOMEM;
+	memset(buf, 0x5a, 96);
+	/* Hidden, so the compiler cannot drop the allocation as unused. */
+	OPTIMIZER_HIDE_VAR(buf);
+	pr_info("rddp self-test: leaking a 96-byte object on purpose\n");
+	return 0;
+}
 
 static int __init rddp_selftest_warn_init(void)
 {
 	size_t index = 16;
 	char *buf;
 
+	if (!strcmp(report, "leak"))
+		return rddp_selftest_leak();
 	if (!strcmp(report, "kasan")) {
 		buf = kmalloc(16, GFP_KERNEL);
 		if (!buf)
@@ -41,5 +58,5 @@ static void __exit rddp_selftest_warn_exit(void)
 
 module_init(rddp_selftest_warn_init);
 module_exit(rddp_selftest_warn_exit);
-MODULE_DESCRIPTION("rddp VM harness self-test: a warning or a KASAN report on load");
+MODULE_DESCRIPTION("rddp VM harness self-test: a warning, a KASAN report or a leak on load");
 MODULE_LICENSE("GPL");

@@ -280,13 +280,20 @@ uml_prepare() {
 	touch "$logdir/.uml-built"
 }
 # The User-Mode Linux lane: the same scripts on UML's debug kernel, 6.12
-# (KASAN, UBSAN, lockdep, KUnit; kmemleak is off there), a boot in under a
-# second and kernel code at native speed, one CPU. Suites are named
-# uml-debug-*; `two` is two instances joined by tools/vm/uml-wire.py
+# (KASAN, UBSAN, lockdep, KUnit, kmemleak where uml_kmemleak says), a boot
+# in under a second and kernel code at native speed, one CPU. Suites are
+# named uml-debug-*; `two` is two instances joined by tools/vm/uml-wire.py
 # (two-vm-check.sh), and `faults` the same over a link that loses,
 # reorders, duplicates and delays frames.
+# kmemleak tracks every allocation, which costs allocation-heavy scripts
+# 2-3 times their time (verbs.sh's test program 61 s against 25): it runs
+# where rddp holds memory for others or on a peer's say-so, the ULPs (their
+# MRs and QPs), the hostile peer (error paths, both transports), SCTP (held
+# chunks) and churn (QPs and connections made and ended by the hundred);
+# `make check-all` runs every one-guest script with it.
+uml_kmemleak=" tests/vm/ulp.sh tests/vm/hostile.sh tests/vm/sctp.sh tests/vm/churn.sh "
 uml() { # TEST...|two|faults
-	local t any=""
+	local t any="" leak
 	for t in "$@"; do
 		want "uml-debug-$(basename "$t" .sh)" && any=1
 	done
@@ -309,8 +316,10 @@ uml() { # TEST...|two|faults
 			suite uml-debug-faults bash tools/vm/two-vm-check.sh uml-debug faults
 			continue
 		fi
+		leak=()
+		[[ $uml_kmemleak == *" $t "* || ${RDDP_CHECK_ALL:-} = 1 ]] && leak=(--kmemleak)
 		suite "uml-debug-$(basename "$t" .sh)" bash tools/vm/run.sh --kernel uml-debug \
-			--timeout 1500 --name "uml-debug-$(basename "$t" .sh)" \
+			--timeout 1500 --name "uml-debug-$(basename "$t" .sh)" "${leak[@]}" \
 			--ko build/kmod-uml-debug/rddp.ko \
 			--ko build/kmod-uml-debug/test/rddp_kverbs.ko "$t"
 	done
@@ -320,7 +329,7 @@ uml() { # TEST...|two|faults
 # in the qemu lane once its own guests are done.
 uml_tests=(tests/vm/kunit.sh tests/vm/link.sh tests/vm/verbs.sh tests/vm/rdma.sh tests/vm/cm.sh
 	tests/vm/rddpctl.sh tests/vm/netns.sh tests/vm/hostile.sh tests/vm/liveness.sh tests/vm/churn.sh
-	tests/vm/bench-smoke.sh tests/vm/sctp.sh)
+	tests/vm/bench-smoke.sh tests/vm/sctp.sh tests/vm/ulp.sh)
 # The module's static checks: rddp.ko built with W=1 and sparse for Debian's
 # 6.1 and 6.12 in trees of their own, and for the debug kernel
 # (build/kmod-debug, which the qemu lane builds into too: that build alone
@@ -378,7 +387,7 @@ fi
 # longest of the background lane's suites first; the qemu guests at the
 # back, where the qemu lane starts, so that two 2-vCPU qemu guests do not
 # run at once.
-queue=("uml two" bench_quick "uml faults" "uml tests/vm/sctp.sh" "uml tests/vm/rdma.sh"
+queue=("uml two" bench_quick "uml faults" "uml tests/vm/sctp.sh" "uml tests/vm/ulp.sh" "uml tests/vm/rdma.sh"
 	"uml tests/vm/churn.sh" kmod_suite "uml tests/vm/hostile.sh" "uml tests/vm/rddpctl.sh"
 	"uml tests/vm/liveness.sh" "uml tests/vm/link.sh" "uml tests/vm/verbs.sh" "uml tests/vm/cm.sh"
 	"uml tests/vm/netns.sh" "uml tests/vm/bench-smoke.sh" "uml tests/vm/kunit.sh"
@@ -471,23 +480,22 @@ stock_two=(interop ulp-rddp)
 [ "${RDDP_CHECK_ALL:-}" = 1 ] && stock_two=(interop ulp-siw ulp-rddp)
 suite vm-stock-two bash tools/vm/two-vm-check.sh stock "${stock_two[@]}"
 vm stock-6.12 "${vm_612[@]:0:${#vm_612[@]}-1}"
-# The debug kernel's one-guest suites run under UML; qemu keeps what UML
-# cannot show: SMP (rdma.sh's parts that race on 2 vCPUs: concurrent
-# connections, the 64-QP integrity run, perftest streams, zero copy;
-# tests/vm/rdma-smp.sh) and the ULPs (Documentation/testing.md). kmemleak is off under UML:
-# RDDP_CHECK_QEMU_DEBUG=all runs every one-guest suite on qemu's debug
-# kernel too, with kmemleak (SCTP's included: that kernel has SCTP from
-# tools/kernel/rddp-debug-qemu.config).
+# The debug kernel's one-guest suites run under UML (6.12; the ULPs,
+# the hostile peer, SCTP and churn with kmemleak); qemu's debug kernel
+# (6.1) keeps what UML cannot show: SMP (rdma.sh's parts that race on 2
+# vCPUs: concurrent connections, the 64-QP integrity run, perftest
+# streams, zero copy; tests/vm/rdma-smp.sh), in a boot of its own
+# (suite vm-debug-rdma-smp). RDDP_CHECK_QEMU_DEBUG=all runs every
+# one-guest suite there too (SCTP's included: that kernel has SCTP from
+# tools/kernel/rddp-debug-qemu.config), so 6.1 under a debug kernel sees
+# all of them.
 [ "${RDDP_CHECK_ALL:-}" = 1 ] && RDDP_CHECK_QEMU_DEBUG=all
 if [ "${RDDP_CHECK_QEMU_DEBUG:-}" = all ]; then
-	vm debug "${uml_tests[@]}" tests/vm/ulp.sh
+	vm debug "${uml_tests[@]}"
 else
-	# One boot (a debug boot with its module load costs ~70 s of TCG):
-	# ulp.sh, rdma.sh's SMP parts (all of it with =all), then hostile.sh's
-	# SCTP mode, kmemleak over every SCTP case (its TCP cases run under
-	# kmemleak with =all). Suite vm-debug-ulp, its rdma-smp.sh checks
-	# named "rdma-smp: ...".
-	vm debug tests/vm/ulp.sh+rdma-smp.sh+hostile-sctp.sh
+	# rdma.sh's SMP parts (all of it with =all). The ULPs and the hostile
+	# peer run under UML's debug kernel with kmemleak (uml_kmemleak).
+	vm debug tests/vm/rdma-smp.sh
 fi
 # The ULPs across two qemu guests with rddp's initiators on the debug
 # kernel, under kmemleak, and siw's targets on Debian's kernel. Smoke,

@@ -18,9 +18,8 @@
 # `hostile.sh siw FILTER...` runs the program once per FILTER (the cases
 # whose name contains it), each announced by a "# case: FILTER" line, so
 # a run that the kernel ends midway shows where (tools/conformance.py).
-# `hostile.sh sctp` runs the SCTP mode alone (make check runs it so on
-# qemu's debug kernel, under kmemleak, in vm-debug-ulp's boot:
-# tests/vm/hostile-sctp.sh, tools/check.sh).
+# `hostile.sh sctp` runs the SCTP mode alone. make check runs all of it
+# under UML's debug kernel with kmemleak (tools/check.sh, uml_kmemleak).
 set -u
 . "$(dirname "$0")/lib.sh"
 

@@ -141,7 +141,8 @@ t_run "iSER: $big_mib MiB written and read back O_DIRECT in 1 MiB I/Os, sha256 e
 t_run "iSER: $small_mib MiB written and read back O_DIRECT in 4 KiB I/Os, sha256 equal, on the LUN file" \
 	iser_local 4096 "$small_mib"
 # The same LUN over iSCSI/TCP on port 3260 while the iSER session runs
-# (iscsi_tcp: Debian's kernel; the debug kernel has no SCSI low-level drivers).
+# (iscsi_tcp: Debian's kernels and UML's debug kernel; qemu's debug kernel
+# has no SCSI low-level drivers).
 iscsi_tcp_read() {
 	local d disk lun
 	iscsi_login $ip default || return 1
@@ -169,6 +170,6 @@ t_like "no MR left after the ULPs" '^$' sh -c 'rdma res show mr | grep -v "^$" |
 t_run "rdma link delete" rdma link delete rddp0
 t_run "rmmod rddp" rmmod rddp
 # Arguments: more scripts to run in this boot (t_then, lib.sh); make
-# check's vm-debug-ulp runs rdma.sh and hostile-sctp.sh so, vm-stock-ulp
-# hostile.sh and trace.sh (tools/check.sh).
+# check's vm-stock-ulp runs trace.sh so, vm-stock-6.12-ulp hostile.sh
+# (tools/check.sh).
 t_then "$@"

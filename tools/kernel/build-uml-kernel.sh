@@ -5,7 +5,7 @@
 # program), DIR/mods the installed modules, and out-of-tree modules build
 # with `make -C DIR ARCH=um M=...`.
 #
-#   build-uml-kernel.sh debug   6.12: KASAN, UBSAN, lockdep, kmemleak, KUnit (tests)
+#   build-uml-kernel.sh debug   6.12: KASAN, UBSAN, lockdep, kmemleak, KUnit, the ULPs (tests)
 #   build-uml-kernel.sh plain   6.1: no debugging (benchmarks)
 #
 # The debug kernel is 6.12 so that rddp's 6.12 code paths (zero copy with
@@ -51,7 +51,16 @@ frags=("$frag")
 if [ "$variant" = debug ]; then
 	# The debug options of the qemu debug kernel, one list for both lanes.
 	sed -n '/^# --- debugging/,/^# --- trimmed/p' "$debugfrag" >"$out/debug.config"
-	frags+=("$out/debug.config")
+	# And its ULPs (NVMe-oF, NFS over RDMA, iSER with LIO): tests/vm/ulp.sh
+	# runs under the debug kernel with kmemleak here, which UML 6.12
+	# keeps (UML 6.1's reported objects that were freed; run.sh
+	# --kmemleak). SCSI, which iSER's initiator needs, is in x86's
+	# defconfig but not in UML's.
+	{
+		sed -n '/^# ULPs/,/^# guest plumbing/p' "$debugfrag"
+		echo CONFIG_SCSI=y
+	} >"$out/ulp.config"
+	frags+=("$out/debug.config" "$out/ulp.config")
 fi
 mk() { make -s -C "$out/src" O="$build" ARCH=um "$@"; }
 mk defconfig >/dev/null
@@ -63,7 +72,9 @@ syms=(UML_PCI_OVER_VIRTIO INFINIBAND_USER_ACCESS RDMA_SIW HOSTFS BLK_DEV_INITRD 
 	IP_SCTP)
 # DEBUG_ATOMIC_SLEEP of the debug list needs a kernel that can preempt: UML
 # 6.1 cannot (ARCH_NO_PREEMPT), 6.12 can, so the debug (6.12) kernel has it.
-[ "$variant" = debug ] && syms+=(KASAN PROVE_LOCKING DEBUG_KMEMLEAK KUNIT UBSAN_BOUNDS DEBUG_ATOMIC_SLEEP)
+[ "$variant" = debug ] && syms+=(KASAN PROVE_LOCKING DEBUG_KMEMLEAK KUNIT UBSAN_BOUNDS DEBUG_ATOMIC_SLEEP
+	NVME_RDMA NVME_TARGET_RDMA SUNRPC_XPRT_RDMA NFSD NFS_V4_2 INFINIBAND_ISER INFINIBAND_ISERT TCM_FILEIO
+	ISCSI_TCP)
 for sym in "${syms[@]}"; do
 	grep -Eq "^CONFIG_${sym}=(y|m)" "$build/.config" ||
 		rddp_die "UML $variant kernel config lacks CONFIG_$sym"

@@ -1,8 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # rdma.sh's parts that need several CPUs to race (RDDP_RDMA_SMP, see
-# rdma.sh): make check runs them with 2 vCPUs in vm-debug-ulp's boot, on
-# qemu's debug kernel, and in vm-stock-link's, on Debian's 6.1; all of
-# rdma.sh runs on UML's debug kernel (one CPU) and on Debian's 6.12
-# (tools/check.sh; make check-all: everywhere).
+# rdma.sh): make check runs them with 2 vCPUs in a boot of their own on
+# qemu's debug kernel (vm-debug-rdma-smp), and in vm-stock-link's, on
+# Debian's 6.1; all of rdma.sh runs on UML's debug kernel (6.12, one CPU)
+# and on Debian's 6.12 (tools/check.sh; make check-all: everywhere).
 RDDP_RDMA_SMP=1 exec bash "$(dirname "$0")/rdma.sh" "$@"

@@ -358,7 +358,7 @@ if want sctp; then
 fi
 # In-kernel ULPs across the link (no pcap checks: the runs are about data).
 want ulp-siw && run_two ulp-siw tests/vm/ulp-two.sh --timeout 900 "${peer[@]}" --ko-a "$rddp" -- siw
-# rddp at both ends runs on the debug kernel in one guest (vm-debug-ulp);
+# rddp at both ends runs on a debug kernel in one guest (uml-debug-ulp);
 # across the link only on Debian's kernels, which keeps make check in its
 # budget: rddp on 6.1 in guest a, on 6.12 in guest b (rddp_b above).
 # Guest a initiates over DDP over SCTP there: the same ULPs, unchanged, on

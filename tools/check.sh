@@ -364,18 +364,19 @@ stock_612_two() {
 }
 
 # Debian's 6.12 (Debian 13's and RHEL 10's kernel line): a named subset
-# in make check, link lifecycle, rdma_cm/perftest (with zero-copy TX
-# through MSG_SPLICE_PAGES) and netns (a kernel socket's namespace
-# reference differs on 6.12) in one boot, the ULPs and the hostile peer
-# (both transports) in another; `make check-all` runs every stock boot on
-# it. The last boot is in the shared queue below, with interop with siw
+# in make check, link lifecycle, rdma.sh's parts that race on two CPUs
+# (rdma-smp.sh, with zero-copy TX through MSG_SPLICE_PAGES; all of rdma.sh
+# runs under UML's debug kernel, 6.12 too) and netns (a kernel socket's
+# namespace reference differs on 6.12) in one boot, the ULPs and the
+# hostile peer (both transports) in another; `make check-all` runs every
+# stock boot on it. The last boot is in the shared queue below, with interop with siw
 # on 6.12 (built from linux-source-6.12) both ways (vm-stock-6.12-two).
 # rddp on 6.1 meets rddp on 6.12 in vm-stock-two's ulp-rddp.
 if [ "${RDDP_CHECK_ALL:-}" = 1 ]; then
 	vm_612=(tests/vm/link.sh+verbs.sh+rdma.sh tests/vm/cm.sh+sctp.sh+rddpctl.sh+netns.sh
 		tests/vm/ulp.sh+hostile.sh+trace.sh)
 else
-	vm_612=(tests/vm/link.sh+rdma.sh+netns.sh tests/vm/ulp.sh+hostile.sh)
+	vm_612=(tests/vm/link.sh+rdma-smp.sh+netns.sh tests/vm/ulp.sh+hostile.sh)
 fi
 # The queue both lanes finish with: the UML suites, make bench's quick
 # mode, kmod, the last 6.12 boot (vm_612 above) and interop with siw on
@@ -454,14 +455,14 @@ trap 'kill "$uml_lane" $kernel_lane 2>/dev/null' EXIT
 # "MORE: ..." in SCRIPT's suite, which either name selects: vm-stock-link
 # holds verbs.sh and rdma-smp.sh, vm-stock-cm sctp.sh (DDP over SCTP) and
 # netns.sh, vm-stock-ulp trace.sh. Each script ends with rddp unloaded.
-# Every one-guest script runs whole on UML's debug kernel (6.1, above);
+# Every one-guest script runs whole on UML's debug kernel (6.12, above);
 # on Debian's 6.1 make check runs what UML cannot show (SMP: rdma.sh's
-# racing parts, rdma-smp.sh; cm.sh's and sctp.sh's; the ULPs; tracing,
-# which the UML kernels are built without; netns.sh's count of freed
-# namespaces, which UML cannot take) and link.sh and verbs.sh, and on
-# Debian's 6.12 rdma.sh and hostile.sh whole. make check-all runs every
-# script here too (rdma.sh whole, rddpctl.sh, hostile.sh, which make
-# check ran here until 2026-12-02).
+# racing parts, rdma-smp.sh; cm.sh's and sctp.sh's; the ULPs on a real
+# kernel; tracing, which the UML kernels are built without; netns.sh on
+# 6.1) and link.sh and verbs.sh, and on Debian's 6.12 rdma-smp.sh and
+# hostile.sh whole (vm_612 above). make check-all runs every script here
+# too (rdma.sh whole, rddpctl.sh, hostile.sh, which make check ran here
+# until 2026-12-02).
 if [ "${RDDP_CHECK_ALL:-}" = 1 ]; then
 	vm_stock=(tests/vm/link.sh+verbs.sh+rdma.sh tests/vm/cm.sh+sctp.sh+rddpctl.sh+netns.sh
 		tests/vm/ulp.sh+hostile.sh+trace.sh)

@@ -369,8 +369,9 @@ stock_612_two() {
 # runs under UML's debug kernel, 6.12 too) and netns (a kernel socket's
 # namespace reference differs on 6.12) in one boot, the ULPs and the
 # hostile peer (both transports) in another; `make check-all` runs every
-# stock boot on it. The last boot is in the shared queue below, with interop with siw
-# on 6.12 (built from linux-source-6.12) both ways (vm-stock-6.12-two).
+# stock boot on it. The last boot is in the shared queue below, with
+# interop with siw on 6.12 (built from linux-source-6.12) both ways
+# (vm-stock-6.12-two).
 # rddp on 6.1 meets rddp on 6.12 in vm-stock-two's ulp-rddp.
 if [ "${RDDP_CHECK_ALL:-}" = 1 ]; then
 	vm_612=(tests/vm/link.sh+verbs.sh+rdma.sh tests/vm/cm.sh+sctp.sh+rddpctl.sh+netns.sh
@@ -483,8 +484,8 @@ stock_two=(interop ulp-rddp)
 [ "${RDDP_CHECK_ALL:-}" = 1 ] && stock_two=(interop ulp-siw ulp-rddp)
 suite vm-stock-two bash tools/vm/two-vm-check.sh stock "${stock_two[@]}"
 vm stock-6.12 "${vm_612[@]:0:${#vm_612[@]}-1}"
-# The debug kernel's one-guest suites run under UML (6.12; the ULPs,
-# the hostile peer, SCTP and churn with kmemleak); qemu's debug kernel
+# The debug kernel's one-guest suites run under UML (6.12; kmemleak
+# where uml_kmemleak says); qemu's debug kernel
 # (6.1) keeps what UML cannot show: SMP (rdma.sh's parts that race on 2
 # vCPUs: concurrent connections, the 64-QP integrity run, perftest
 # streams, zero copy; tests/vm/rdma-smp.sh), in a boot of its own

@@ -383,7 +383,8 @@ fi
 # mode, kmod, the last 6.12 boot (vm_612 above) and interop with siw on
 # 6.12. The background lane takes from its front once its host suites and
 # self-tests are done, the qemu lane from its back once its own guests are
-# done, each suite once (run_queue), until they meet: UML runs on one host
+# done (and while it waits for qemu's debug kernel on a cold cache), each
+# suite once (run_queue), until they meet: UML runs on one host
 # CPU, so while the qemu lane's guests run the background lane has one
 # CPU, and after they end the two lanes share the rest, instead of one
 # lane running alone beside an idle CPU (a fixed split would need the
@@ -400,12 +401,20 @@ for t in "${uml_tests[@]}"; do
 	[[ " ${queue[*]} " == *" uml $t "* ]] || rddp_die "check.sh: $t is in no lane's queue"
 done
 echo "0 $((${#queue[@]} - 1))" >"$logdir/queue"
-# run_queue front|back: the queue's jobs from that end, one at a time,
-# until none is left; $logdir/queue holds the indexes of the first and last
-# job not yet taken, read and moved under a lock of its own.
+# queue_left: some job of the queue is not taken yet.
+queue_left() {
+	local first last
+	read -r first last <"$logdir/queue"
+	[ "$first" -le "$last" ]
+}
+# run_queue front|back [N]: the queue's jobs from that end, one at a time,
+# until none is left (or N were run); $logdir/queue holds the indexes of
+# the first and last job not yet taken, read and moved under a lock of its
+# own.
 run_queue() {
-	local end=$1 i
-	while :; do
+	local end=$1 n=${2:--1} i
+	while [ "$n" -ne 0 ]; do
+		n=$((n - 1))
 		i=$(flock "$logdir/.queue.lock" bash -c '
 			read -r first last <"$1"
 			[ "$first" -le "$last" ] || exit 1
@@ -510,6 +519,13 @@ stock_two=(interop ulp-rddp)
 [ "${RDDP_CHECK_ALL:-}" = 1 ] && stock_two=(interop ulp-siw ulp-rddp)
 suite vm-stock-two bash tools/vm/two-vm-check.sh stock "${stock_two[@]}"
 vm stock-6.12 "${vm_612[@]:0:${#vm_612[@]}-1}"
+# On a cold cache qemu's debug kernel is still being built here (fc15, a
+# cold run: the lane waited 30 minutes for it): the queue's jobs
+# from its back meanwhile, one at a time (Debian's 6.12 boots first, which
+# need no kernel built), until the kernel lane has built it or none is left.
+while [ ! -f "$logdir/.kernel-ready-debug" ] && queue_left; do
+	run_queue back 1
+done
 # The debug kernel's one-guest suites run under UML (6.12; kmemleak
 # where uml_kmemleak says); qemu's debug kernel
 # (6.1) keeps what UML cannot show: SMP (rdma.sh's parts that race on 2

@@ -50,6 +50,48 @@ rddp_612_image() {
 	echo "$dir"
 }
 
+# rddp_guest_kernel KERNEL: for a guest kernel of tools/vm/run.sh (stock,
+# stock-6.12, debug, uml-debug or uml; building it if it is not in the
+# cache), sets kver (its release), modroot (the root its modules are
+# under), kconfig (its .config) and kid (what identifies its build, for
+# cache keys).
+# shellcheck disable=SC2034 # kver, modroot, kconfig and kid are the caller's
+rddp_guest_kernel() {
+	local kdir
+	case $1 in
+	stock)
+		kver=$(rddp_stock_kver) || rddp_die "Debian's 6.1 kernel is not installed (make deps)"
+		modroot=/
+		kconfig=/boot/config-$kver
+		kid="$kver $(dpkg-query -W -f='${Version}' "linux-image-$kver")"
+		;;
+	stock-6.12)
+		# Debian's 6.12 (rddp_612_image): its image unpacked into the
+		# cache, not installed.
+		kver=$(rddp_612_kver) || rddp_die "no Linux 6.12 headers (make deps)"
+		modroot=$(rddp_612_image) || rddp_die "cannot fetch Debian's 6.12 kernel image"
+		kconfig=$modroot/boot/config-$kver
+		kid="$kver $(stat -c %s "$modroot/boot/vmlinuz-$kver")"
+		;;
+	debug)
+		kdir=$(bash "$RDDP_TOP/tools/kernel/build-debug-kernel.sh")
+		kver=$(cat "$kdir/include/config/kernel.release")
+		modroot=$kdir/mods
+		kconfig=$kdir/.config
+		kid="debug $kdir"
+		;;
+	uml-debug | uml)
+		kdir=$(bash "$RDDP_TOP/tools/kernel/build-uml-kernel.sh" \
+			"$([ "$1" = uml ] && echo plain || echo debug)")
+		kver=$(cat "$kdir/build/include/config/kernel.release")
+		modroot=$kdir/mods
+		kconfig=$kdir/build/.config
+		kid="$1 $kdir"
+		;;
+	*) rddp_die "unknown kernel '$1' (stock, stock-6.12, debug, uml-debug or uml)" ;;
+	esac
+}
+
 rddp_log() { printf '[%s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
 rddp_die() { rddp_log "error: $*"; exit 1; }
 

@@ -19,34 +19,7 @@ set -euo pipefail
 . "$(dirname "$0")/../lib.sh"
 
 kernel=${1:?usage: mkinitramfs.sh stock|debug}
-case $kernel in
-stock)
-	kver=$(rddp_stock_kver) || rddp_die "Debian's 6.1 kernel is not installed (make deps)"
-	modroot=/
-	kid="$kver $(dpkg-query -W -f='${Version}' "linux-image-$kver")"
-	;;
-stock-6.12)
-	# Debian's 6.12 (rddp_612_image, tools/lib.sh): its image unpacked
-	# into the cache, not installed.
-	kver=$(rddp_612_kver) || rddp_die "no Linux 6.12 headers (make deps)"
-	modroot=$(rddp_612_image) || rddp_die "cannot fetch Debian's 6.12 kernel image"
-	kid="$kver $(stat -c %s "$modroot/boot/vmlinuz-$kver")"
-	;;
-debug)
-	kdir=$(bash "$RDDP_TOP/tools/kernel/build-debug-kernel.sh")
-	kver=$(cat "$kdir/include/config/kernel.release")
-	modroot=$kdir/mods
-	kid="debug $kdir"
-	;;
-uml-debug | uml)
-	kdir=$(bash "$RDDP_TOP/tools/kernel/build-uml-kernel.sh" \
-		"$([ "$kernel" = uml ] && echo plain || echo debug)")
-	kver=$(cat "$kdir/build/include/config/kernel.release")
-	modroot=$kdir/mods
-	kid="$kernel $kdir"
-	;;
-*) rddp_die "unknown kernel '$kernel' (stock, stock-6.12, debug, uml-debug or uml)" ;;
-esac
+rddp_guest_kernel "$kernel"
 
 bins=(bash busybox kmod ip rdma ibv_devinfo ibv_devices ibv_asyncwatch ibv_rc_pingpong
 	rping ucmatose udaddy rdma_server rdma_client ib_write_bw ib_read_bw ib_send_bw

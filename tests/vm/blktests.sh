@@ -1,0 +1,135 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# blktests' nvme group over NVMe-oF/RDMA (the kernel community's own tests,
+# third_party/blktests): target and host in this guest over one soft-RDMA
+# link, as blktests sets up siw. One TAP line per blktests result.
+#
+# Arguments: MODE [TEST...]
+#   MODE  rddp: USE_RDDP=1 (tools/vm/blktests/0001-USE_RDDP.patch); blktests
+#         binds rddp to every Ethernet interface
+#         siw: blktests' default, the reference on the same kernel
+#   TEST  blktests test names (default: $quick below)
+# Needs build/blktests-root-$RDDP_KERNEL (tools/vm/blktests/mkroot.sh):
+# fio, GNU tools, block modules and the kernel's config, laid over /.
+#
+# Each test runs under `timeout` (BLKTESTS_TIMEOUT, 300 s): a hang fails
+# that test and the run goes on. blktests fails a test whose kernel log
+# shows a WARNING, BUG, KASAN or lockdep report (its _check_dmesg); the
+# harness checks the whole log at the end as for every suite.
+set -u
+# shellcheck source=tests/vm/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+mode=${1:?usage: blktests.sh rddp|siw [TEST...]}
+shift
+# One test of each kind the issue names: discovery (003, 030), target and
+# host setup (006, 008), UUID descriptors (004), I/O with fio verify (010),
+# flush, discard and nvme-cli I/O (014, 019, 029), reset and reconnect
+# (005, 022, 040), delete right after connect (031), queue types (047),
+# target teardown during I/O (061).
+quick=(nvme/003 nvme/004 nvme/005 nvme/006 nvme/008 nvme/010 nvme/014 nvme/019
+	nvme/022 nvme/029 nvme/030 nvme/031 nvme/040 nvme/047 nvme/061)
+[ $# -gt 0 ] || set -- "${quick[@]}"
+
+root=/rddp/build/blktests-root-$RDDP_KERNEL
+if [ ! -d "$root/opt/blktests" ]; then
+	t_fail "blktests' root is there" "no $root: bash tools/vm/blktests/mkroot.sh $RDDP_KERNEL"
+	exit 0
+fi
+# Over the guest's /, which is its initramfs (writable): blktests writes
+# its results and image files under its own directory. No file of the
+# image is replaced (-n): rewriting a library in place under the programs
+# that have it mapped (init's libc) kills them.
+# GNU cp from the root itself: busybox's cp of DIR/. does not merge trees.
+lay_root() {
+	LD_LIBRARY_PATH=$root/lib/x86_64-linux-gnu:$root/usr/lib/x86_64-linux-gnu \
+		"$root/opt/blktests/bin/cp" -a -n "$root/." / && [ -x /opt/blktests/check ]
+}
+t_run "lay blktests' root over /" lay_root
+depmod -a
+export PATH=/opt/blktests/bin:$PATH
+# blktests reads process substitutions (<(...)), which need /dev/fd; the
+# guest's devtmpfs has no such links (udev or systemd would make them).
+[ -e /dev/fd ] || ln -s /proc/self/fd /dev/fd
+for f in stdin:0 stdout:1 stderr:2; do
+	[ -e "/dev/${f%:*}" ] || ln -s "/proc/self/fd/${f#*:}" "/dev/${f%:*}"
+done
+
+# nvmet is configured through configfs.
+modprobe configfs
+t_mounted /sys/kernel/config || mount -t configfs configfs /sys/kernel/config
+
+# blktests binds the soft RNIC to each Ethernet interface with a carrier
+# and connects to 127.0.0.1 (common/nvme's def_traddr): one dummy
+# interface gives it one.
+setup_dummy
+
+# nvmet's file backend opens its file O_DIRECT (buffered_io 0), which
+# tmpfs takes from Linux 6.6 on (shmem's FMODE_CAN_ODIRECT; "Invalid
+# argument" at the namespace's enable before): on older kernels the
+# results, blktests' TMPDIR and its image files among them, go to XFS on
+# a RAM disk (brd, 768 MiB: mkfs.xfs wants 300 MiB at least).
+resdir=/tmp/blkres
+odirect_ok() { dd if=/dev/zero of="$1/.odirect" bs=4096 count=1 oflag=direct 2>/dev/null; }
+if ! odirect_ok /tmp; then
+	t_run "XFS on a RAM disk for blktests' files (no O_DIRECT on tmpfs)" sh -c \
+		'modprobe brd rd_nr=1 rd_size=786432 && modprobe xfs && mkfs.xfs -q /dev/ram0 &&
+		mkdir -p /mnt/blk && mount -t xfs /dev/ram0 /mnt/blk'
+	resdir=/mnt/blk/results
+fi
+
+cd /opt/blktests || exit 1
+{
+	echo "NVMET_TRTYPES=rdma"
+	# A loop device over a file (device) and the file itself (file):
+	# nvmet's two backends.
+	echo 'NVMET_BLKDEV_TYPES="device file"'
+	# Images in tmpfs: the guest's memory, so small.
+	echo "NVME_IMG_SIZE=${BLKTESTS_IMG_SIZE:-256m}"
+	[ "$mode" = rddp ] && echo "USE_RDDP=1"
+} >config
+t_like "blktests config for $mode" 'NVMET_TRTYPES=rdma' cat config
+
+# fail_detail TEST OUTPUT: what a failed test left, lines cut to 200
+# columns (fio's terse lines are thousands).
+fail_detail() {
+	{
+		tail -20 <<<"$2"
+		find "$resdir" -path "*$1*" -newer config \( -name '*.out.bad' -o -name '*.full' \) \
+			-exec tail -20 {} +
+		find "$resdir" -path "*$1*" -newer config -name '*.dmesg' -exec tail -40 {} +
+	} 2>/dev/null | cut -c1-200
+}
+# blktests prints "nvme/010 (tr=rdma bd=device) (DESCRIPTION) [passed]"
+# per result (more than one for tests run per backend), then indented
+# detail; failures have their output under $resdir. All output
+# goes to blktests.log beside the TAP.
+run_test() { # TEST
+	local out line name status
+	out=$(timeout -k 10 "${BLKTESTS_TIMEOUT:-300}" ./check -o "$resdir" "$1" 2>&1)
+	local rc=$?
+	echo "$out" >>"$RDDP_RESULTS/blktests.log"
+	if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
+		t_fail "$mode $1" "timed out after ${BLKTESTS_TIMEOUT:-300} s: $(tail -20 <<<"$out")"
+		return
+	fi
+	local seen=0
+	while IFS= read -r line; do
+		[[ $line =~ ^(nvme/[0-9]+)\ (\([^\)]*\)\ )?\((.*)\)\ +\[([a-z ]+)\] ]] || continue
+		name="$mode ${BASH_REMATCH[1]} ${BASH_REMATCH[2]% }"
+		name=${name% }
+		status=${BASH_REMATCH[4]}
+		seen=1
+		case $status in
+		passed) t_ok "$name" ;;
+		"not run")
+			# The reasons: the indented lines right below.
+			t_skip "$name" "$(awk -v l="$line" 'f && /^    / { print; next }
+				f { exit } $0 == l { f = 1 }' <<<"$out" | tr -s ' \n' ' ')" ;;
+		*) t_fail "$name" "$(fail_detail "$1" "$out")" ;;
+		esac
+	done <<<"$out"
+	[ "$seen" = 1 ] || t_fail "$mode $1 printed a result" "exit $rc: $(tail -20 <<<"$out")"
+}
+for t in "$@"; do run_test "$t"; done
+t_like "no rdma link left" '^$' rdma link show

@@ -1,0 +1,150 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# Builds (or finds in the cache) what blktests needs in a guest of KERNEL
+# (tools/vm/run.sh's names) beyond the guest image, and copies it to
+# build/blktests-root-KERNEL, which the guest sees under /rddp
+# (tests/vm/blktests.sh lays it over its /). Printed: that path.
+#
+# Kept out of the guest image (tools/vm/mkinitramfs.sh), which every suite
+# boots: blktests is one suite, and its tools would grow every boot.
+#
+#   opt/blktests/     third_party/blktests with tools/vm/blktests/*.patch
+#   opt/blktests/bin/ fio (built from Debian's source tarball of the
+#                     version Debian ships: its .deb links Ceph, Gluster,
+#                     NBD and PMEM libraries no guest has); GNU tools
+#                     blktests uses where the image has busybox's (coreutils,
+#                     util-linux, gawk, sed, grep, diffutils, uuidgen,
+#                     udevadm, xfsprogs)
+#   lib/...           their shared libraries, at their host paths
+#   lib/modules/KVER/blktests/  block modules of KERNEL the image lacks
+#   boot/config-KVER  KERNEL's configuration (blktests checks options)
+set -euo pipefail
+# shellcheck source=tools/lib.sh
+. "$(dirname "$0")/../../lib.sh"
+
+kernel=${1:?usage: mkroot.sh KERNEL (stock, stock-6.12, debug, uml-debug or uml)}
+rddp_guest_kernel "$kernel"
+
+# fio: Debian 12's version, from its source tarball in Debian's archive.
+fio_version=3.33
+fio_sha256=d2410e13e0f379d061d077cc5ae325835bb7c6186aa7bafc1df954cbc9b014fc
+fio_url=http://deb.debian.org/debian/pool/main/f/fio/fio_$fio_version.orig.tar.gz
+# Host tools (make deps installs their packages) and tools from Debian
+# packages downloaded, unpacked here and never installed on the host.
+host_pkgs=(coreutils util-linux mount sed grep diffutils psmisc systemd e2fsprogs)
+host_tools=(stat realpath sort nproc shuf seq tee cut tr uname mktemp date head tail
+	wc readlink basename dirname env sleep touch chmod od comm cat ls cp mv rm mkdir ln
+	printf id truncate dd timeout sed grep diff losetup blkid findmnt lsblk blockdev
+	column wipefs fallocate dmesg mount umount killall udevadm mkfs.ext4)
+deb_pkgs=(gawk libsigsegv2 libmpfr6 uuid-runtime xfsprogs libinih1 liburcu8)
+deb_tools=(usr/bin/gawk usr/bin/uuidgen sbin/mkfs.xfs usr/sbin/xfs_io)
+mods=(loop null_blk brd nvme-loop nvmet nvme-fabrics xfs)
+
+top=$RDDP_TOP
+blk_sum=$(cd "$top" && find third_party/blktests tools/vm/blktests -type f -print0 |
+	sort -z | xargs -0 sha256sum | sha256sum)
+host_versions=$(dpkg-query -W -f='${Package}=${Version} ' "${host_pkgs[@]}" libaio-dev)
+deb_versions=$(apt-cache show --no-all-versions "${deb_pkgs[@]}" 2>/dev/null |
+	sed -n 's/^Version: //p' | paste -sd' ')
+key=$(rddp_hash "$0" "$top/tools/lib.sh" "$kid" "$blk_sum" "$fio_sha256" "$host_versions" \
+	"$deb_versions" "${host_tools[*]}" "${deb_tools[*]}" "${mods[*]}")
+cached=$RDDP_CACHE/blktests-root-$kernel-$key
+out=$top/build/blktests-root-$kernel
+
+fio_build() { # DIR: fio built there, from the pinned tarball
+	local d=$1
+	rddp_log "blktests: building fio $fio_version (Debian's source tarball)"
+	curl -sSfL --retry 3 -o "$d/fio.tar.gz" "$fio_url" ||
+		rddp_die "cannot download $fio_url"
+	echo "$fio_sha256  $d/fio.tar.gz" | sha256sum -c --quiet ||
+		rddp_die "$fio_url: not the tarball this script pins"
+	tar -xzf "$d/fio.tar.gz" -C "$d"
+	# libaio: blktests' verification jobs use --ioengine=libaio.
+	(cd "$d/fio-$fio_version" && ./configure --disable-native >"$d/configure.log" 2>&1 &&
+		grep -q '^Linux AIO support *yes' "$d/configure.log" &&
+		nice make -s -j"$(nproc)" fio >"$d/make.log" 2>&1) ||
+		rddp_die "fio build failed (libaio-dev? make deps; logs in $d)"
+}
+
+# copy_with_libs ROOT FILE DEST [LIBPATH]: FILE at DEST and every library it
+# links at its own path (looked up in LIBPATH first).
+copy_with_libs() {
+	local root=$1 f=$2 dest=$3 lib
+	mkdir -p "$root$(dirname "$dest")"
+	cp -L "$f" "$root$dest"
+	{ LD_LIBRARY_PATH=${4:-} ldd "$f" 2>/dev/null || true; } | { grep -o '/[^ ]*' || true; } |
+		while read -r lib; do
+			[ -e "$root$lib" ] && continue
+			mkdir -p "$root$(dirname "$lib")"
+			cp -L "$lib" "$root$lib"
+		done
+}
+
+build_root() {
+	local tmp root debs m path dep t p libpath
+	tmp=$(mktemp -d)
+	# shellcheck disable=SC2064 # tmp is fixed now
+	trap "rm -rf '$tmp'" RETURN
+	root=$tmp/root
+	mkdir -p "$root/opt/blktests/bin" "$root/boot" "$root/lib/modules/$kver/blktests"
+
+	cp -a "$top/third_party/blktests/." "$root/opt/blktests/"
+	for p in "$top"/tools/vm/blktests/*.patch; do
+		patch -s -p1 -d "$root/opt/blktests" <"$p" || rddp_die "$p does not apply"
+	done
+
+	fio_build "$tmp"
+	copy_with_libs "$root" "$tmp/fio-$fio_version/fio" /opt/blktests/bin/fio
+
+	for t in "${host_tools[@]}"; do
+		p=$(PATH=/usr/sbin:/usr/bin:/sbin:/bin type -P "$t") ||
+			rddp_die "missing tool $t (make deps)"
+		copy_with_libs "$root" "$p" "/opt/blktests/bin/$t"
+	done
+
+	debs=$tmp/debs
+	mkdir -p "$debs"
+	(cd "$debs" && apt-get download -q "${deb_pkgs[@]}") >&2 2>/dev/null ||
+		rddp_die "apt-get download ${deb_pkgs[*]} failed (apt-get update?)"
+	for p in "$debs"/*.deb; do dpkg -x "$p" "$tmp/debroot"; done
+	libpath=$tmp/debroot/lib/x86_64-linux-gnu:$tmp/debroot/usr/lib/x86_64-linux-gnu
+	for t in "${deb_tools[@]}"; do
+		copy_with_libs "$root" "$tmp/debroot/$t" "/opt/blktests/bin/${t##*/}" "$libpath"
+	done
+	# Libraries only the downloaded packages have: ldd found them there.
+	for p in "$tmp"/debroot/{,usr/}lib/x86_64-linux-gnu/lib*.so*; do
+		[ -e "$p" ] || continue
+		mkdir -p "$root/lib/x86_64-linux-gnu"
+		cp -P "$p" "$root/lib/x86_64-linux-gnu/"
+	done
+	ln -s gawk "$root/opt/blktests/bin/awk"
+
+	# Block modules with what they depend on, unless built in or in the
+	# image (the guest's depmod ranks both; an image's copy is the same).
+	declare -A seen=()
+	add_module() {
+		path=$(modinfo -b "$modroot" -k "$kver" -n "$1" 2>/dev/null) || return 0
+		case $path in /*) ;; *) return 0 ;; esac	# built in
+		[ -n "${seen[$path]:-}" ] && return 0
+		seen[$path]=1
+		cp "$path" "$root/lib/modules/$kver/blktests/"
+		for dep in $(modinfo -b "$modroot" -k "$kver" -F depends "$1" | tr ',' ' '); do
+			add_module "$dep"
+		done
+	}
+	for m in "${mods[@]}"; do add_module "$m"; done
+	[ -f "$kconfig" ] && cp "$kconfig" "$root/boot/config-$kver"
+
+	rm -rf "$cached.tmp"
+	mv "$root" "$cached.tmp"
+	mv "$cached.tmp" "$cached"
+}
+
+if [ ! -d "$cached" ]; then
+	rddp_log "blktests: building the guest's tools and modules for $kernel"
+	build_root
+fi
+rm -rf "$out"
+mkdir -p "$top/build"
+cp -a "$cached" "$out"
+echo "$out"

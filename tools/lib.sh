@@ -33,19 +33,28 @@ rddp_612_kver() {
 # version (linux-image-KVER), unpacked into the cache with its modules
 # depmod'ed, never installed on the host; prints the directory (its
 # boot/vmlinuz-KVER, lib/modules/KVER). The qemu guests' `stock-6.12`.
+# Debian publishes a security release's unsigned image first and the
+# signed one (linux-image-KVER, from linux-signed-amd64) later: for days
+# the headers' version had only linux-image-KVER-unsigned (6.12.118 on
+# 2026-12-02), the same kernel without the Secure Boot signature, which
+# qemu does not check. Each caller unpacks into a directory of its own
+# and the first to finish puts it in place: make check's lanes may ask at
+# once.
 rddp_612_image() {
-	local kver dir tmp
+	local kver dir tmp rc
 	kver=$(rddp_612_kver) || return 1
 	dir="$RDDP_CACHE/linux-image-$kver"
 	if [ ! -f "$dir/boot/vmlinuz-$kver" ]; then
 		tmp=$(mktemp -d) || return 1
 		rddp_log "fetching linux-image-$kver into $dir"
-		(cd "$tmp" && apt-get download "linux-image-$kver" >/dev/null 2>&1) &&
-			rm -rf "$dir.tmp" && dpkg-deb -x "$tmp"/linux-image-*.deb "$dir.tmp" &&
-			depmod -b "$dir.tmp" "$kver" && rm -rf "$dir" && mv "$dir.tmp" "$dir"
-		local rc=$?
-		rm -rf "$tmp"
-		[ "$rc" -eq 0 ] || return 1
+		(cd "$tmp" && { apt-get download "linux-image-$kver" ||
+			apt-get download "linux-image-$kver-unsigned"; } >/dev/null 2>&1) &&
+			rm -rf "$dir.tmp.$$" && dpkg-deb -x "$tmp"/linux-image-*.deb "$dir.tmp.$$" &&
+			depmod -b "$dir.tmp.$$" "$kver" &&
+			{ [ -f "$dir/boot/vmlinuz-$kver" ] || { rm -rf "$dir" && mv "$dir.tmp.$$" "$dir"; }; }
+		rc=$?
+		rm -rf "$tmp" "$dir.tmp.$$"
+		[ "$rc" -eq 0 ] && [ -f "$dir/boot/vmlinuz-$kver" ] || return 1
 	fi
 	echo "$dir"
 }

@@ -35,7 +35,7 @@ host_pkgs=(coreutils util-linux mount sed grep diffutils psmisc systemd e2fsprog
 host_tools=(stat realpath sort nproc shuf seq tee cut tr uname mktemp date head tail
 	wc readlink basename dirname env sleep touch chmod od comm cat ls cp mv rm mkdir ln
 	printf id truncate dd timeout sed grep diff losetup blkid findmnt lsblk blockdev
-	column wipefs fallocate dmesg mount umount killall udevadm mkfs.ext4)
+	column wipefs fallocate dmesg mount umount killall udevadm mkfs.ext4 zgrep gzip getconf)
 deb_pkgs=(gawk libsigsegv2 libmpfr6 uuid-runtime xfsprogs libinih1 liburcu8)
 deb_tools=(usr/bin/gawk usr/bin/uuidgen sbin/mkfs.xfs usr/sbin/xfs_io)
 mods=(loop null_blk brd nvme-loop nvmet nvme-fabrics xfs)

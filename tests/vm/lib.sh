@@ -369,8 +369,15 @@ perf_row() { awk '$1 ~ /^[0-9]+$/ && NF >= 4 { r = $0 } END { print r }'; }
 # kernel TCP listener, so the server's guest watches its TCP listeners and
 # marks in /results when a new one appears (NAME is unique in a run, as for
 # t_barrier).
+# With T_NETNS set (T_NETNS=ns1 t_listening ...), the listeners of that
+# network namespace: /proc/net is the reader's own namespace's.
 _t_listeners() { # address:port/inode of each listening TCP socket
-	awk '$4 == "0A" { print $2 "/" $10 }' /proc/net/tcp /proc/net/tcp6 2>/dev/null
+	if [ -n "${T_NETNS:-}" ]; then
+		ip netns exec "$T_NETNS" awk '$4 == "0A" { print $2 "/" $10 }' \
+			/proc/net/tcp /proc/net/tcp6 2>/dev/null
+	else
+		awk '$4 == "0A" { print $2 "/" $10 }' /proc/net/tcp /proc/net/tcp6 2>/dev/null
+	fi
 }
 # t_listening BEFORE PID [SECONDS]: wait (60 s by default) until a TCP
 # listener not in BEFORE (" $(_t_listeners | tr '\n' ' ') ") exists; false

@@ -351,6 +351,31 @@ bench_quick() {
 	uml_prepare
 	suite uml-debug-bench-quick env BENCH=quick BENCH_BUILD=0 bash tools/bench.sh
 }
+# The kernel community's own tests: blktests' nvme group over NVMe-oF/RDMA
+# with rddp as the soft RNIC (tests/vm/blktests.sh, third_party/blktests),
+# the subset the script names, under UML's debug kernel (6.12), where
+# KASAN and lockdep watch nvme-rdma and nvmet-rdma over rddp. fio, GNU
+# tools and block modules come from tools/vm/blktests/mkroot.sh (cached by
+# its inputs; fio is built there once). `make check-all` runs it over siw
+# on the same kernel too: the reference (Documentation/testing.md).
+blktests_suite() {
+	wants_any uml-debug-blktests || return 0
+	uml_prepare
+	# A lock of its own, not the build lock: fio's first build (about a
+	# minute of CPU) holds up no module build.
+	if ! with_lock "$logdir/.blktests.lock" 60 build-blktests-root.log \
+		bash tools/vm/blktests/mkroot.sh uml-debug; then
+		echo "uml-debug-blktests 0 1 0 0 0" >>"$results"
+		return 0
+	fi
+	blktests_run uml-debug-blktests rddp
+	[ "${RDDP_CHECK_ALL:-}" = 1 ] && blktests_run uml-debug-blktests-siw siw
+	return 0
+}
+blktests_run() { # NAME MODE
+	suite "$1" bash tools/vm/run.sh --kernel uml-debug --timeout 2400 --name "$1" \
+		--ko build/kmod-uml-debug/rddp.ko tests/vm/blktests.sh "$2"
+}
 # Two qemu guests on Debian's 6.12, rddp and siw built from
 # linux-source-6.12. The module is built by then (vm-stock-two), unless
 # only these run.
@@ -392,7 +417,7 @@ fi
 # longest of the background lane's suites first; the qemu guests at the
 # back, where the qemu lane starts, so that two 2-vCPU qemu guests do not
 # run at once.
-queue=("uml two" bench_quick "uml faults" "uml tests/vm/sctp.sh" "uml tests/vm/ulp.sh" "uml tests/vm/rdma.sh"
+queue=("uml two" blktests_suite bench_quick "uml faults" "uml tests/vm/sctp.sh" "uml tests/vm/ulp.sh" "uml tests/vm/rdma.sh"
 	"uml tests/vm/churn.sh" kmod_suite "uml tests/vm/hostile.sh" "uml tests/vm/rddpctl.sh"
 	"uml tests/vm/liveness.sh" "uml tests/vm/link.sh" "uml tests/vm/verbs.sh" "uml tests/vm/cm.sh"
 	"uml tests/vm/netns.sh" "uml tests/vm/bench-smoke.sh" "uml tests/vm/kunit.sh"

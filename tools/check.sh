@@ -369,7 +369,10 @@ blktests_suite() {
 		return 0
 	fi
 	blktests_run uml-debug-blktests rddp
-	[ "${RDDP_CHECK_ALL:-}" = 1 ] && blktests_run uml-debug-blktests-siw siw
+	# siw with make check-all, or when named (RDDP_CHECK_ONLY=uml-debug-blktests-siw).
+	if [ "${RDDP_CHECK_ALL:-}" = 1 ] || [[ " ${RDDP_CHECK_ONLY:-} " == *" uml-debug-blktests-siw "* ]]; then
+		blktests_run uml-debug-blktests-siw siw
+	fi
 	return 0
 }
 blktests_run() { # NAME MODE

@@ -124,7 +124,7 @@ t_like "connect to a port without listener is refused" '(REJECTED|error)' \
 ip -6 addr add 2001:db8::1/64 dev dummy0 nodad
 # The client starts once the server listens (lib.sh's t_listening), not
 # after a fixed second a loaded host may not give the server.
-base=" $(_t_listeners | tr '\n' ' ') "
+base=$(_t_listener_set)
 rping -s -a 2001:db8::1 -C 3 -V >/tmp/rping6-s.log 2>&1 &
 t_listening "$base" $! 30 || echo "# the IPv6 rping server did not listen"
 t_like "rping -V over IPv6" '^ping data: ' rping_run 60 -c -a 2001:db8::1 -C 3 -V -v

@@ -22,7 +22,7 @@ ip=198.51.100.1
 echo
 echo "# rping: 10 round trips of 4 KiB, data verified (-V)"
 # Each client starts once its server listens (lib.sh's t_listening).
-base=" $(_t_listeners | tr '\n' ' ') "
+base=$(_t_listener_set)
 rping -s -a $ip -C 10 -S 4096 -V >/tmp/rping-s.log 2>&1 &
 t_listening "$base" $! 30
 rping -c -a $ip -C 10 -S 4096 -V -v >/tmp/rping-c.log 2>&1
@@ -33,7 +33,7 @@ t_like "rping: 10 verified round trips" '^10$' echo "$pings"
 
 perf_row() { # TOOL ARGS: the client's last table row
 	local base
-	base=" $(_t_listeners | tr '\n' ' ') "
+	base=$(_t_listener_set)
 	timeout 120 "$@" -R -d rddp0 -F >/dev/null 2>&1 &
 	t_listening "$base" $! 30
 	timeout 120 "$@" -R -d rddp0 -F $ip 2>/dev/null | awk '$1 ~ /^[0-9]+$/ && NF >= 4 { r = $0 } END { print r }'

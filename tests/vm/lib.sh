@@ -372,13 +372,13 @@ perf_row() { awk '$1 ~ /^[0-9]+$/ && NF >= 4 { r = $0 } END { print r }'; }
 # With T_NETNS set (T_NETNS=ns1 t_listening ...), the listeners of that
 # network namespace: /proc/net is the reader's own namespace's.
 _t_listeners() { # address:port/inode of each listening TCP socket
-	if [ -n "${T_NETNS:-}" ]; then
-		ip netns exec "$T_NETNS" awk '$4 == "0A" { print $2 "/" $10 }' \
-			/proc/net/tcp /proc/net/tcp6 2>/dev/null
-	else
-		awk '$4 == "0A" { print $2 "/" $10 }' /proc/net/tcp /proc/net/tcp6 2>/dev/null
-	fi
+	local in_ns=()
+	[ -z "${T_NETNS:-}" ] || in_ns=(ip netns exec "$T_NETNS")
+	"${in_ns[@]}" awk '$4 == "0A" { print $2 "/" $10 }' /proc/net/tcp /proc/net/tcp6 2>/dev/null
 }
+# _t_listener_set: _t_listeners as one string, " L1 L2 ... ", t_listening's
+# BEFORE.
+_t_listener_set() { echo " $(_t_listeners | tr '\n' ' ') "; }
 # t_listening BEFORE PID [SECONDS]: wait (60 s by default) until a TCP
 # listener not in BEFORE (" $(_t_listeners | tr '\n' ' ') ") exists; false
 # if process PID exits first or none comes.

@@ -105,10 +105,9 @@ t_run "rdma link delete rddpu, the user's namespaces gone" teardown_nsu
 # (stop 41, Debian's 6.12 on a loaded host) ib_write_bw's server had not
 # reached rdma_listen 2 s after it started, and its client was refused
 # (RDMA_CM_EVENT_REJECTED, -111).
-ns1_base() { echo " $(T_NETNS=ns1 _t_listeners | tr '\n' ' ') "; }
 rping_ns() { # SIZE COUNT
 	local base spid
-	base=$(ns1_base)
+	base=$(T_NETNS=ns1 _t_listener_set)
 	in1 timeout 60 rping -s -a $ip1 -C "$2" -S "$1" -V >/tmp/rs.log 2>&1 &
 	spid=$!
 	T_NETNS=ns1 t_listening "$base" "$spid" 30 || echo "# the server in ns1 did not listen"
@@ -122,7 +121,7 @@ t_run "rping -V 4096 B x 10 from ns2 to ns1" rping_ns 4096 10
 
 perf_ns_once() { # TOOL ARGS...
 	local base spid
-	base=$(ns1_base)
+	base=$(T_NETNS=ns1 _t_listener_set)
 	in1 timeout 120 "$@" -R -d rddp1 -F >/tmp/ps.log 2>&1 &
 	spid=$!
 	T_NETNS=ns1 t_listening "$base" "$spid" 30 || echo "# the server in ns1 did not listen"

@@ -101,6 +101,23 @@ rddp_guest_kernel() {
 	esac
 }
 
+# rddp_copy_with_libs ROOT FILE [DEST [LIBPATH]]: FILE copied to ROOT/DEST
+# (DEST defaults to FILE's own path) and every library it links, each at
+# its own path under ROOT, looked up in LIBPATH first (ldd's
+# LD_LIBRARY_PATH: libraries of packages unpacked, not installed). The
+# guest images (tools/vm/mkinitramfs.sh) and blktests' root are built so.
+rddp_copy_with_libs() {
+	local root=$1 f=$2 dest=${3:-$2} lib
+	mkdir -p "$root$(dirname "$dest")"
+	cp -L "$f" "$root$dest"
+	{ LD_LIBRARY_PATH=${4:-} ldd "$f" 2>/dev/null || true; } | { grep -o '/[^ ]*' || true; } |
+		while read -r lib; do
+			[ -e "$root$lib" ] && continue
+			mkdir -p "$root$(dirname "$lib")"
+			cp -L "$lib" "$root$lib"
+		done
+}
+
 rddp_log() { printf '[%s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
 rddp_die() { rddp_log "error: $*"; exit 1; }
 

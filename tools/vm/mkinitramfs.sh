@@ -70,22 +70,12 @@ mkdir -p "$root"/{bin,sbin,etc,proc,sys,dev,tmp,run,root,rddp,results,mnt,var/tm
 	"$root"/usr/{bin,sbin,lib} "$root/lib/modules/$kver"
 ln -s bin "$root/usr/local"
 
-# copy_with_libs FILE [DEST]: a binary or library and everything it links.
-copy_with_libs() {
-	local f=$1 dest=${2:-$1} lib
-	mkdir -p "$root$(dirname "$dest")"
-	cp -L "$f" "$root$dest"
-	{ ldd "$f" 2>/dev/null || true; } | { grep -o '/[^ ]*' || true; } | while read -r lib; do
-		[ -e "$root$lib" ] || { mkdir -p "$root$(dirname "$lib")"; cp -L "$lib" "$root$lib"; }
-	done
-}
-
 for b in "${bins[@]}"; do
 	p=$(PATH=/usr/sbin:/usr/bin:/sbin:/bin command -v "$b") || rddp_die "missing tool $b (make deps)"
-	copy_with_libs "$p" "/bin/$b"
+	rddp_copy_with_libs "$root" "$p" "/bin/$b"
 done
 for b in "${ulp_bins[@]}"; do
-	copy_with_libs "$ulp_dir/root/$b" "/bin/${b##*/}"
+	rddp_copy_with_libs "$root" "$ulp_dir/root/$b" "/bin/${b##*/}"
 done
 ln -s mount.nfs "$root/bin/mount.nfs4"
 # Their libraries this host may lack (libwrap, libnsl, libisns,
@@ -104,18 +94,18 @@ for a in $("$root/bin/busybox" --list); do
 done
 for a in "$root"/bin/*; do ln -s "../bin/${a##*/}" "$root/sbin/${a##*/}"; done
 # glibc dlopens libgcc_s for pthread_exit; ldd does not list it.
-copy_with_libs "$(ldconfig -p | awk '/libgcc_s.so.1 .*x86-64/ {print $NF; exit}')"
+rddp_copy_with_libs "$root" "$(ldconfig -p | awk '/libgcc_s.so.1 .*x86-64/ {print $NF; exit}')"
 # stdbuf preloads its library (perf_server line-buffers perftest with it).
-copy_with_libs /usr/libexec/coreutils/libstdbuf.so
+rddp_copy_with_libs "$root" /usr/libexec/coreutils/libstdbuf.so
 # rdma-core providers are dlopened too: the siw provider drives siw and rddp.
-for f in /usr/lib/x86_64-linux-gnu/libibverbs/libsiw-*.so; do copy_with_libs "$f"; done
+for f in /usr/lib/x86_64-linux-gnu/libibverbs/libsiw-*.so; do rddp_copy_with_libs "$root" "$f"; done
 mkdir -p "$root/etc/libibverbs.d"
 cp /etc/libibverbs.d/siw.driver "$root/etc/libibverbs.d/"
 # rddp's own C++ programs (rddpctl, rddp-bench, test programs) run from
 # /rddp/build.
 for f in /usr/lib/x86_64-linux-gnu/libnl-genl-3.so.200 /usr/lib/x86_64-linux-gnu/libnl-3.so.200 \
 	/usr/lib/x86_64-linux-gnu/libstdc++.so.6 /usr/lib/x86_64-linux-gnu/libbenchmark.so.1debian; do
-	copy_with_libs "$f"
+	rddp_copy_with_libs "$root" "$f"
 done
 cp /etc/services "$root/etc/" 2>/dev/null || true
 

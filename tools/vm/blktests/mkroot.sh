@@ -66,20 +66,6 @@ fio_build() { # DIR: fio built there, from the pinned tarball
 		rddp_die "fio build failed (libaio-dev? make deps; logs in $d)"
 }
 
-# copy_with_libs ROOT FILE DEST [LIBPATH]: FILE at DEST and every library it
-# links at its own path (looked up in LIBPATH first).
-copy_with_libs() {
-	local root=$1 f=$2 dest=$3 lib
-	mkdir -p "$root$(dirname "$dest")"
-	cp -L "$f" "$root$dest"
-	{ LD_LIBRARY_PATH=${4:-} ldd "$f" 2>/dev/null || true; } | { grep -o '/[^ ]*' || true; } |
-		while read -r lib; do
-			[ -e "$root$lib" ] && continue
-			mkdir -p "$root$(dirname "$lib")"
-			cp -L "$lib" "$root$lib"
-		done
-}
-
 build_root() {
 	local tmp root debs m path dep t p libpath
 	tmp=$(mktemp -d)
@@ -94,12 +80,12 @@ build_root() {
 	done
 
 	fio_build "$tmp"
-	copy_with_libs "$root" "$tmp/fio-$fio_version/fio" /opt/blktests/bin/fio
+	rddp_copy_with_libs "$root" "$tmp/fio-$fio_version/fio" /opt/blktests/bin/fio
 
 	for t in "${host_tools[@]}"; do
 		p=$(PATH=/usr/sbin:/usr/bin:/sbin:/bin type -P "$t") ||
 			rddp_die "missing tool $t (make deps)"
-		copy_with_libs "$root" "$p" "/opt/blktests/bin/$t"
+		rddp_copy_with_libs "$root" "$p" "/opt/blktests/bin/$t"
 	done
 
 	debs=$tmp/debs
@@ -109,7 +95,7 @@ build_root() {
 	for p in "$debs"/*.deb; do dpkg -x "$p" "$tmp/debroot"; done
 	libpath=$tmp/debroot/lib/x86_64-linux-gnu:$tmp/debroot/usr/lib/x86_64-linux-gnu
 	for t in "${deb_tools[@]}"; do
-		copy_with_libs "$root" "$tmp/debroot/$t" "/opt/blktests/bin/${t##*/}" "$libpath"
+		rddp_copy_with_libs "$root" "$tmp/debroot/$t" "/opt/blktests/bin/${t##*/}" "$libpath"
 	done
 	# Libraries only the downloaded packages have: ldd found them there.
 	for p in "$tmp"/debroot/{,usr/}lib/x86_64-linux-gnu/lib*.so*; do

@@ -550,17 +550,31 @@ static void rddp_cep_connected_events(struct rddp_cep *cep, unsigned long ev)
 	if (test_bit(RDDP_CEP_EV_STREAM_ERROR, &ev) && s) {
 		/*
 		 * RFC 5040 §5.3: a detected error or a received Terminate is
-		 * fatal for the QP; a broken LLP is a close.
+		 * fatal for the QP; a broken LLP (a write failed: TCP writes
+		 * fail after a reset, not after the peer's FIN) is an
+		 * abortive close.
 		 */
-		if (s->peer_terminated || s->term_err != RDDP_ERR_LLP_CLOSED)
+		if (s->peer_terminated || s->term_err != RDDP_ERR_LLP_CLOSED) {
 			fatal = IB_EVENT_QP_FATAL;
-		else
+		} else {
 			cep->peer_closed = true;
+			cep->close_err = -ECONNRESET;
+		}
 	}
 	rcu_read_unlock();
 	if (test_bit(RDDP_CEP_EV_STREAM_ERROR, &ev) && s)
 		rddp_qp_to_error(qp, fatal);
-	if (test_bit(RDDP_CEP_EV_PEER_CLOSED, &ev)) {
+	/*
+	 * The peer's end: CLOSE's status tells a graceful one (0) from an
+	 * abort (-ECONNRESET). A synchronous rdma_disconnect() returns the
+	 * status of the DISCONNECTED event it waits for as its error, so a
+	 * graceful close reported as a reset fails the application's own
+	 * disconnect (rdma-core's test_rdmacm_sync_traffic).
+	 */
+	if (test_bit(RDDP_CEP_EV_PEER_ABORTED, &ev))
+		cep->close_err = -ECONNRESET;
+	if (test_bit(RDDP_CEP_EV_PEER_CLOSED, &ev) ||
+	    test_bit(RDDP_CEP_EV_PEER_ABORTED, &ev)) {
 		cep->peer_closed = true;
 		rddp_qp_to_error(qp, 0);
 	}
@@ -570,9 +584,8 @@ static void rddp_cep_connected_events(struct rddp_cep *cep, unsigned long ev)
 		if (cep->peer_closed)
 			rddp_cep_deliver(cep, id, IW_CM_EVENT_DISCONNECT, 0,
 					 NULL, 0, NULL);
-		rddp_cep_deliver(cep, id, IW_CM_EVENT_CLOSE,
-				 cep->peer_closed ? -ECONNRESET : 0, NULL, 0,
-				 NULL);
+		rddp_cep_deliver(cep, id, IW_CM_EVENT_CLOSE, cep->close_err,
+				 NULL, 0, NULL);
 		id->rem_ref(id);
 		cep->cm_id = NULL;
 		cep->qp = NULL;

@@ -16,7 +16,12 @@ struct rddp_device;
  * enum rddp_cep_event - events the data path reports to a connection's CM
  * work
  * @RDDP_CEP_EV_STREAM_ERROR: RX or TX detected an error
- * @RDDP_CEP_EV_PEER_CLOSED: TCP FIN or RST in full operation
+ * @RDDP_CEP_EV_PEER_CLOSED: the peer ended the connection gracefully in
+ *	full operation (TCP FIN; SCTP SHUTDOWN or the session's Terminate)
+ * @RDDP_CEP_EV_PEER_ABORTED: the connection ended abortively in full
+ *	operation (TCP RST, SCTP ABORT, or the LLP's liveness bound: the
+ *	socket's error is set); iw_cm's CLOSE then carries -ECONNRESET, as
+ *	hardware RNICs report an abort, where a graceful end carries 0
  * @RDDP_CEP_EV_STREAM_CLOSED: the QP stopped its stream
  * @RDDP_CEP_EV_QP_DESTROYED: destroy_qp of the QP an active endpoint is
  *	connecting (rddp_qp_connect_begin()): the connect fails at once
@@ -24,6 +29,7 @@ struct rddp_device;
 enum rddp_cep_event {
 	RDDP_CEP_EV_STREAM_ERROR,
 	RDDP_CEP_EV_PEER_CLOSED,
+	RDDP_CEP_EV_PEER_ABORTED,
 	RDDP_CEP_EV_STREAM_CLOSED,
 	RDDP_CEP_EV_QP_DESTROYED,
 };

@@ -53,6 +53,9 @@ struct rddp_cep {
 	enum rddp_cep_state state;
 	bool active;
 	bool peer_closed;		/* report DISCONNECT before CLOSE */
+	int close_err;			/* CLOSE's status: 0, or -ECONNRESET
+					 * after an abortive end
+					 */
 	struct socket *sock;		/* until closed or handed over */
 	/* the connection's addresses, taken before the hand-over */
 	struct sockaddr_storage laddr, raddr;

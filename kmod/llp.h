@@ -39,9 +39,10 @@
  * its own (draft-ietf-rddp-sctp §3.4, the session Terminate) sends that
  * in close. An LLP's own errors (MPA: framing, markers, CRC, RFC 5044 §8)
  * go through rddp_stream_error() too. start sets the LLP's liveness bound
- * (peer_timeout_ms); a peer that closed, reset or stopped answering is
- * reported with rddp_cep_event(RDDP_CEP_EV_PEER_CLOSED), as is every end
- * of the connection the LLP sees.
+ * (peer_timeout_ms); every end of the connection the LLP sees is reported
+ * with rddp_cep_event(): RDDP_CEP_EV_PEER_CLOSED for the peer's graceful
+ * close, RDDP_CEP_EV_PEER_ABORTED for a reset or a peer that stopped
+ * answering (cm.h).
  *
  * Lifetime: the table is static and const; a stream points at its LLP's
  * table from rddp_stream_alloc() until it is freed. The socket is the

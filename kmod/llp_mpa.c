@@ -365,7 +365,8 @@ static void rddp_mpa_write_space(struct sock *sk)
 /*
  * sk_state_change: the peer closed or reset the connection, or TCP gave up
  * on it (ETIMEDOUT: the liveness bound, rddp_mpa_set_liveness()). All
- * end as a peer's close does: QP in ERROR, WQEs flushed, DISCONNECT.
+ * end as a peer's close does: QP in ERROR, WQEs flushed, DISCONNECT; a
+ * reset or TCP's giving up (the socket's error set) as an abort.
  */
 static void rddp_mpa_state_change(struct sock *sk)
 {
@@ -374,11 +375,14 @@ static void rddp_mpa_state_change(struct sock *sk)
 	read_lock_bh(&sk->sk_callback_lock);
 	s = sk->sk_user_data;
 	if (s && sk->sk_state != TCP_ESTABLISHED) {
-		if (READ_ONCE(sk->sk_err) == ETIMEDOUT)
+		int err = READ_ONCE(sk->sk_err);
+
+		if (err == ETIMEDOUT)
 			pr_info_ratelimited("rddp: QP %u: the peer did not answer for %u ms\n",
 					    s->qp->base.qp_num,
 					    s->p.peer_timeout_ms);
-		rddp_cep_event(s->cep, RDDP_CEP_EV_PEER_CLOSED);
+		rddp_cep_event(s->cep, err ? RDDP_CEP_EV_PEER_ABORTED :
+				       RDDP_CEP_EV_PEER_CLOSED);
 	}
 	read_unlock_bh(&sk->sk_callback_lock);
 }

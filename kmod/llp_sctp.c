@@ -857,6 +857,20 @@ static bool rddp_sctp_rx_notification(struct rddp_sctp_link *l, const u8 *buf,
 	}
 }
 
+/*
+ * The association's end reaches the CM as graceful (the peer's SHUTDOWN:
+ * @s's link has peer_ended, or no error on the socket) or as an abort (an
+ * ABORT, or SCTP gave up: the socket's error set), which iw_cm's CLOSE
+ * reports as -ECONNRESET.
+ */
+static void rddp_sctp_peer_end(struct rddp_stream *s, struct sock *sk)
+{
+	bool aborted = !READ_ONCE(s->sctp->peer_ended) && READ_ONCE(sk->sk_err);
+
+	rddp_cep_event(s->cep, aborted ? RDDP_CEP_EV_PEER_ABORTED :
+			       RDDP_CEP_EV_PEER_CLOSED);
+}
+
 /* @ret: -EPROTO (s->sctp->err says why) or another errno (-ENOMEM) */
 static void rddp_sctp_rx_error(struct rddp_stream *s, int ret)
 {
@@ -891,7 +905,7 @@ static bool rddp_sctp_rx_one(struct rddp_stream *s)
 		WRITE_ONCE(l->peer_ended, true);	/* SHUTDOWN received */
 	if (n <= 0 || ((flags & MSG_NOTIFICATION) &&
 		       rddp_sctp_rx_notification(l, l->buf, n))) {
-		rddp_cep_event(s->cep, RDDP_CEP_EV_PEER_CLOSED);
+		rddp_sctp_peer_end(s, l->sock->sk);
 		return false;
 	}
 	if (flags & MSG_NOTIFICATION)
@@ -1024,7 +1038,7 @@ static void rddp_sctp_state_change(struct sock *sk)
 	read_lock_bh(&sk->sk_callback_lock);
 	s = sk->sk_user_data;
 	if (s && sk->sk_state != SCTP_SS_ESTABLISHED)
-		rddp_cep_event(s->cep, RDDP_CEP_EV_PEER_CLOSED);
+		rddp_sctp_peer_end(s, sk);
 	read_unlock_bh(&sk->sk_callback_lock);
 }
 

@@ -46,7 +46,7 @@ Tap tap;
 // does not produce it ends the program with a named failure, never a hang:
 // iw_cm bounds connection setup and close well below 30 s).
 void Expect(rdma_event_channel* ch, rdma_cm_event_type type, const rdma_cm_id* id,
-            const std::string& what, rdma_cm_id** new_id = nullptr) {
+            const std::string& what, rdma_cm_id** new_id = nullptr, int* status = nullptr) {
   pollfd pfd{ch->fd, POLLIN, 0};
   int n = poll(&pfd, 1, 30 * 1000);
   if (n == 0) {
@@ -64,6 +64,7 @@ void Expect(rdma_event_channel* ch, rdma_cm_event_type type, const rdma_cm_id* i
     Die(what + ": expected " + rdma_event_str(type) + ", got " + got);
   }
   if (new_id) *new_id = ev->id;
+  if (status) *status = ev->status;
   rdma_ack_cm_event(ev);
 }
 
@@ -206,9 +207,16 @@ void ServerDisconnectsFirst(Env& env) {
   }
 
   tap.Zero(rdma_disconnect(k.s), "the server's rdma_disconnect() returns 0");
-  Expect(env.cch(), RDMA_CM_EVENT_DISCONNECTED, k.c, "client after the server's disconnect");
-  Expect(env.sch(), RDMA_CM_EVENT_DISCONNECTED, k.s, "server after its disconnect");
+  int cst = 1, sst = 1;
+  Expect(env.cch(), RDMA_CM_EVENT_DISCONNECTED, k.c, "client after the server's disconnect",
+         nullptr, &cst);
+  Expect(env.sch(), RDMA_CM_EVENT_DISCONNECTED, k.s, "server after its disconnect", nullptr, &sst);
   tap.Check(true, "DISCONNECTED on both sides");
+  // A graceful close is no reset: a synchronous rdma_disconnect() returns
+  // the status of the DISCONNECTED it waits for as its error (rdma-core's
+  // test_rdmacm_sync_traffic failed with ECONNRESET when it was -104).
+  tap.Check(cst == 0 && sst == 0, "a graceful close: DISCONNECTED with status 0 on both sides",
+            "client " + std::to_string(cst) + ", server " + std::to_string(sst));
   InError(k.c->qp, "the peer's close put the client's QP in ERROR");
   ibv_wc wc{};
   bool got = PollOne(k.ccq, &wc);

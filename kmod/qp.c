@@ -238,7 +238,13 @@ int rddp_create_qp(struct ib_qp *base, struct ib_qp_init_attr *attr,
 	INIT_WORK(&qp->tx_work, rddp_tx_work);
 	spin_lock_init(&qp->sq_lock);
 	spin_lock_init(&qp->rq_lock);
-	qp->state = IB_QPS_RESET;
+	/*
+	 * An RNIC's QP is created in Idle (RDMAC verbs), which the verbs
+	 * interface reports as INIT: siw and cxgb4 do, and rdma-core's
+	 * test_qp expects it of every RNIC (IBV_NODE_RNIC). Receives may be
+	 * posted before the connection, as iWARP ULPs do.
+	 */
+	qp->state = IB_QPS_INIT;
 	qp->user = !!udata;
 	qp->sig_all = attr->sq_sig_type == IB_SIGNAL_ALL_WR;
 	qp->scq = to_rddp_cq(attr->send_cq);

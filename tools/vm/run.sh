@@ -30,6 +30,12 @@
 #                         .pcap. A guest cuts link N (every frame dropped,
 #                         both ways) by creating /results/linkN-down and
 #                         mends it by removing the file (uml-wire.py --down)
+#   --nic                 (one User-Mode Linux guest) an Ethernet interface,
+#                         eth0 (192.0.2.1), on a wire to nowhere
+#                         (uml-wire.py stub): a network device with a device
+#                         behind it in sysfs, which dummy0 lacks (rdma-core's
+#                         tests find an RNIC's address through
+#                         /sys/class/infiniband/DEV/device/net/)
 #   --timeout SECONDS     bound on the test inside the guest (default 600);
 #                         the whole VM run is bounded by that plus boot time
 #   --name NAME           results in build/vm-results/NAME (default: test name)
@@ -53,6 +59,7 @@ set -euo pipefail
 . "$(dirname "$0")/../lib.sh"
 
 kernel=stock kernel_a="" kernel_b="" topology=one timeout=600 name="" pcap="" show=0 wire_opts="" links=1
+nic=0
 kmemleak=off
 kos=() kos_a=() kos_b=()
 while [ $# -gt 0 ]; do
@@ -67,11 +74,12 @@ while [ $# -gt 0 ]; do
 	--pcap) pcap=$2; shift 2 ;;
 	--wire) wire_opts=$2; shift 2 ;;
 	--links) links=$2; shift 2 ;;
+	--nic) nic=1; shift ;;
 	--timeout) timeout=$2; shift 2 ;;
 	--name) name=$2; shift 2 ;;
 	--kmemleak) kmemleak=on; shift ;;
 	--show-console) show=1; shift ;;
-	-h | --help) sed -n '4,44p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h | --help) sed -n '4,50p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	-*) rddp_die "unknown option $1 (--help)" ;;
 	*) break ;;
 	esac
@@ -116,6 +124,8 @@ fi
 # Only uml-wire.py can impair the link.
 [ -z "$wire_opts" ] || { [ "$topology" = two ] && [[ ${gkernel[a]} == uml* ]]; } ||
 	rddp_die "--wire needs two User-Mode Linux guests"
+[ "$nic" = 0 ] || { [ "$topology" = one ] && [[ ${gkernel[a]} == uml* ]]; } ||
+	rddp_die "--nic needs one User-Mode Linux guest"
 case $links in
 1) ;;
 2) { [ "$topology" = two ] && [[ ${gkernel[a]} == uml* ]]; } ||
@@ -238,6 +248,9 @@ boot_uml() {
 			wire+=(python3 "$RDDP_TOP/tools/vm/uml-wire.py" attach "$res/link2" 4)
 			set -- "$@" "vec1:transport=fd,fd=4,mac=52:54:00:12:35:0$r"
 		fi
+	elif [ "$nic" = 1 ]; then
+		wire=(python3 "$RDDP_TOP/tools/vm/uml-wire.py" stub 3)
+		set -- "vec0:transport=fd,fd=3,mac=52:54:00:12:34:0$r"
 	else
 		set --
 	fi

@@ -15,6 +15,11 @@ program plays the wire between two instances without any privilege:
   uml-wire.py attach DIR FD COMMAND [ARG...]
       gets its end of the wire from the server as descriptor FD, then
       executes COMMAND (the UML kernel) with it.
+  uml-wire.py stub FD COMMAND [ARG...]
+      a wire to nowhere: executes COMMAND with one end of a socket pair as
+      descriptor FD; a child process reads and drops what arrives at the
+      other end until COMMAND exits. One instance gets an Ethernet
+      interface that reaches no one (run.sh --nic).
 
 OPTIONs impair the link in both directions as `tc qdisc ... netem` does on
 a sender's queue, each decision drawn from one random generator seeded with
@@ -259,6 +264,27 @@ def attach(directory, fd, command):
     os.execvp(command[0], command)
 
 
+def stub(fd, command):
+    ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_DGRAM)
+    parent = os.getpid()
+    if os.fork() == 0:
+        # The drain: the instance (this process once it executes COMMAND)
+        # is its parent; when it exits the child is reparented and ends.
+        theirs.close()
+        ours.settimeout(1.0)
+        while os.getppid() == parent:
+            try:
+                ours.recv(FRAME_MAX)
+            except (socket.timeout, InterruptedError):
+                pass
+        os._exit(0)
+    ours.close()
+    os.dup2(theirs.fileno(), fd)  # dup2 leaves the copy inheritable
+    if theirs.fileno() != fd:
+        theirs.close()
+    os.execvp(command[0], command)
+
+
 def percent(text):
     value = float(text)
     if not 0 <= value <= 100:
@@ -269,6 +295,9 @@ def percent(text):
 def main():
     if len(sys.argv) >= 5 and sys.argv[1] == "attach":
         attach(sys.argv[2], int(sys.argv[3]), sys.argv[4:])
+        return
+    if len(sys.argv) >= 4 and sys.argv[1] == "stub":
+        stub(int(sys.argv[2]), sys.argv[3:])
         return
     if len(sys.argv) < 2 or sys.argv[1] != "serve":
         sys.exit(__doc__)

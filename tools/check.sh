@@ -379,6 +379,24 @@ blktests_run() { # NAME MODE
 	suite "$1" bash tools/vm/run.sh --kernel uml-debug --timeout 2400 --name "$1" \
 		--ko build/kmod-uml-debug/rddp.ko tests/vm/blktests.sh "$2"
 }
+# rdma-core's own tests (Debian's python3-pyverbs and its tests/, run by
+# tests/vm/pyverbs.sh): siw, the reference, then rddp, in one boot of UML's
+# debug kernel. Python and the tests come from tools/vm/pyverbs/mkroot.sh
+# (Debian's packages unpacked, cached by their versions: seconds), in the
+# guest's eth0 (run.sh --nic).
+pyverbs_suite() {
+	want uml-debug-pyverbs || return 0
+	uml_prepare
+	if ! with_lock "$logdir/.pyverbs.lock" 60 build-pyverbs-root.log \
+		bash tools/vm/pyverbs/mkroot.sh; then
+		echo "uml-debug-pyverbs 0 1 0 0 0" >>"$results"
+		return 0
+	fi
+	# --nic: the tests find the RNIC's address through its netdev's device
+	# in sysfs, which dummy0 has not.
+	suite uml-debug-pyverbs bash tools/vm/run.sh --kernel uml-debug --nic --timeout 2400 \
+		--name uml-debug-pyverbs --ko build/kmod-uml-debug/rddp.ko tests/vm/pyverbs.sh
+}
 # Two qemu guests on Debian's 6.12, rddp and siw built from
 # linux-source-6.12. The module is built by then (vm-stock-two), unless
 # only these run.
@@ -423,7 +441,7 @@ fi
 queue=("uml two" blktests_suite bench_quick "uml faults" "uml tests/vm/sctp.sh" "uml tests/vm/ulp.sh" "uml tests/vm/rdma.sh"
 	"uml tests/vm/churn.sh" kmod_suite "uml tests/vm/hostile.sh" "uml tests/vm/rddpctl.sh"
 	"uml tests/vm/liveness.sh" "uml tests/vm/link.sh" "uml tests/vm/verbs.sh" "uml tests/vm/cm.sh"
-	"uml tests/vm/netns.sh" "uml tests/vm/bench-smoke.sh" "uml tests/vm/kunit.sh"
+	"uml tests/vm/netns.sh" "uml tests/vm/bench-smoke.sh" pyverbs_suite "uml tests/vm/kunit.sh"
 	stock_612_two 'vm stock-6.12 "${vm_612[-1]}"')
 for t in "${uml_tests[@]}"; do
 	[[ " ${queue[*]} " == *" uml $t "* ]] || rddp_die "check.sh: $t is in no lane's queue"

@@ -17,7 +17,7 @@ JOBS ?= $(shell nproc)
 RDDP_VERSION := $(or $(shell bash tools/version.sh 2>/dev/null),unknown)
 
 .PHONY: all kmod kmod-stock kmod-stock-6.12 kmod-debug kmod-uml-debug kmod-uml userspace deps check demo bench bench-core \
-	coverage fuzz install clean help debug-kernel deb check-all
+	coverage fuzz install clean help debug-kernel deb check-all soak
 
 all: kmod userspace
 
@@ -28,6 +28,7 @@ help:
 	@echo 'make deps        install the Debian packages everything needs'
 	@echo 'make check       all tests: unit, static checks, fuzz, VM tests (6.1, 6.12, debug)'
 	@echo 'make check-all   the same with every VM suite on Linux 6.12 and the debug kernel'
+	@echo 'make soak        the community suites whole: blktests nvme over rddp and siw (hours)'
 	@echo 'make demo        boot a VM, create an rddp link and show it'
 	@echo 'make bench       benchmarks beside siw; make bench-core: protocol core only'
 	@echo 'make coverage    protocol-core line coverage (build/coverage/html)'
@@ -91,6 +92,10 @@ check:
 # make check's time budget.
 check-all:
 	@RDDP_CHECK_ALL=1 bash tools/check.sh
+
+# The kernel community's suites whole, too long for make check (tools/soak.sh).
+soak:
+	@bash tools/soak.sh
 
 demo:
 	@bash tools/demo.sh

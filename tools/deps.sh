@@ -22,7 +22,8 @@ pkgs=(
 	qemu-system-x86 busybox-static bash iproute2 rdma-core ibverbs-utils
 	ibverbs-providers perftest rdmacm-utils iperf3 tcpdump tshark jq
 	# blktests in the guests (tools/vm/blktests/mkroot.sh): fio is built
-	# from Debian's source tarball with libaio, downloaded with curl
+	# from Debian's source tarball with libaio, downloaded with curl;
+	# patch for the UML kernel's patches (tools/kernel/build-uml-kernel.sh)
 	libaio-dev curl patch
 )
 

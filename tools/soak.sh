@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # `make soak`: the kernel community's suites whole, where make check runs a
 # subset within its time budget (Documentation/testing.md, "make soak"):
-#  - blktests' whole nvme group over NVMe-oF/RDMA (tests/vm/blktests.sh),
+#  - blktests' whole nvme group over NVMe-oF/RDMA (tests/vm/blktests.sh;
+#    BLKTESTS_DIR names the blktests tree: Documentation/testing.md),
 #    over rddp, then over siw on the same kernel, the reference;
 #    make check runs the subset blktests.sh names over rddp alone.
 # Under User-Mode Linux's debug kernel (6.12: KASAN, lockdep, UBSAN), one
@@ -24,11 +25,12 @@ mkdir -p build/soak
 rddp_log "soak: building UML's debug kernel, rddp.ko and the tools (cached)"
 make -s kmod-uml-debug userspace >build/soak/build.log 2>&1 ||
 	rddp_die "build failed: build/soak/build.log"
-bash tools/vm/blktests/mkroot.sh uml-debug >/dev/null
+# blktests is the user's tree (BLKTESTS_DIR; mkroot.sh says so without it).
+bash tools/vm/blktests/mkroot.sh uml-debug >/dev/null || rddp_die "no blktests root (above)"
 
 # Every test of the group (its numbered files), or SOAK_BLKTESTS's.
 nvme=()
-for f in third_party/blktests/tests/nvme/[0-9]*; do
+for f in "$BLKTESTS_DIR"/tests/nvme/[0-9]*; do
 	[[ ${f##*/} =~ ^[0-9]+$ ]] && nvme+=("nvme/${f##*/}")
 done
 [ -z "${SOAK_BLKTESTS:-}" ] || read -r -a nvme <<<"$SOAK_BLKTESTS"

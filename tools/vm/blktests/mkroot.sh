@@ -5,10 +5,19 @@
 # build/blktests-root-KERNEL, which the guest sees under /rddp
 # (tests/vm/blktests.sh lays it over its /). Printed: that path.
 #
+# blktests is not part of rddp (Debian does not package it, and rddp's
+# tree carries no other project's code): BLKTESTS_DIR names a blktests
+# tree of the user's, e.g. a clone of
+# https://github.com/linux-blktests/blktests (Documentation/testing.md,
+# "blktests", names the commit measured). Exit status 2, with a message,
+# when it is not set.
+#
 # Kept out of the guest image (tools/vm/mkinitramfs.sh), which every suite
 # boots: blktests is one suite, and its tools would grow every boot.
 #
-#   opt/blktests/     third_party/blktests with tools/vm/blktests/*.patch
+#   opt/blktests/     BLKTESTS_DIR's tree, as it is (its .git left out)
+#   opt/rddp-shim/    modprobe, rmmod, rdma: tools/vm/blktests/siw-is-rddp
+#                     (blktests' siw setup made rddp's, in the rddp mode)
 #   opt/blktests/bin/ fio (built from Debian's source tarball of the
 #                     version Debian ships: its .deb links Ceph, Gluster,
 #                     NBD and PMEM libraries no guest has); GNU tools
@@ -23,6 +32,12 @@ set -euo pipefail
 . "$(dirname "$0")/../../lib.sh"
 
 kernel=${1:?usage: mkroot.sh KERNEL (stock, stock-6.12, debug, uml-debug or uml)}
+blk=${BLKTESTS_DIR:-}
+if [ -z "$blk" ] || [ ! -x "$blk/check" ] || [ ! -d "$blk/tests/nvme" ]; then
+	rddp_log "blktests: no blktests tree (BLKTESTS_DIR='$blk'): set BLKTESTS_DIR to a blktests checkout (git clone https://github.com/linux-blktests/blktests)"
+	exit 2
+fi
+blk=$(cd "$blk" && pwd)
 rddp_guest_kernel "$kernel"
 
 # fio: Debian 12's version, from its source tarball in Debian's archive.
@@ -41,8 +56,8 @@ deb_tools=(usr/bin/gawk usr/bin/uuidgen sbin/mkfs.xfs usr/sbin/xfs_io)
 mods=(loop null_blk brd nvme-loop nvmet nvme-fabrics xfs)
 
 top=$RDDP_TOP
-blk_sum=$(cd "$top" && find third_party/blktests tools/vm/blktests -type f -print0 |
-	sort -z | xargs -0 sha256sum | sha256sum)
+blk_sum=$( { (cd "$blk" && find . -path ./.git -prune -o -type f -print0 | sort -z |
+	xargs -0 sha256sum); sha256sum "$top/tools/vm/blktests/siw-is-rddp"; } | sha256sum)
 host_versions=$(dpkg-query -W -f='${Package}=${Version} ' "${host_pkgs[@]}" libaio-dev)
 deb_versions=$(apt-cache show --no-all-versions "${deb_pkgs[@]}" 2>/dev/null |
 	sed -n 's/^Version: //p' | paste -sd' ')
@@ -72,12 +87,13 @@ build_root() {
 	# shellcheck disable=SC2064 # tmp is fixed now
 	trap "rm -rf '$tmp'" RETURN
 	root=$tmp/root
-	mkdir -p "$root/opt/blktests/bin" "$root/boot" "$root/lib/modules/$kver/blktests"
+	mkdir -p "$root/opt/blktests" "$root/boot" "$root/lib/modules/$kver/blktests" \
+		"$root/opt/rddp-shim"
 
-	cp -a "$top/third_party/blktests/." "$root/opt/blktests/"
-	for p in "$top"/tools/vm/blktests/*.patch; do
-		patch -s -p1 -d "$root/opt/blktests" <"$p" || rddp_die "$p does not apply"
-	done
+	(cd "$blk" && tar --exclude=./.git -cf - .) | tar -xf - -C "$root/opt/blktests"
+	mkdir -p "$root/opt/blktests/bin"
+	cp "$top/tools/vm/blktests/siw-is-rddp" "$root/opt/rddp-shim/"
+	for p in modprobe rmmod rdma; do ln -s siw-is-rddp "$root/opt/rddp-shim/$p"; done
 
 	fio_build "$tmp"
 	rddp_copy_with_libs "$root" "$tmp/fio-$fio_version/fio" /opt/blktests/bin/fio

@@ -155,7 +155,14 @@ run_test() { # TEST
 		*) t_fail "$name" "$(fail_detail "$1" "$out")" ;;
 		esac
 	done <<<"$out"
-	[ "$seen" = 1 ] || t_fail "$mode $1 printed a result" "exit $rc: $(tail -20 <<<"$out")"
+	[ "$seen" = 1 ] && return
+	# A test of a device under test (test_device()) runs once per device
+	# in TEST_DEVS; this guest names none, and blktests runs it nowhere.
+	if [ "$rc" -eq 0 ] && grep -q '^test_device()' "tests/$1"; then
+		t_skip "$mode $1" "a test of a device under test (TEST_DEVS): this guest gives none"
+	else
+		t_fail "$mode $1 printed a result" "exit $rc: $(tail -20 <<<"$out")"
+	fi
 }
 for t in "$@"; do run_test "$t"; done
 t_like "no rdma link left" '^$' rdma link show

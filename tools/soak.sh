@@ -37,7 +37,7 @@ done
 
 blktests() { # DRIVER
 	local name=soak-blktests-$1 t=$SECONDS
-	rddp_log "soak: blktests' nvme group over $1: ${#nvme[@]} tests (the whole group: about an hour)"
+	rddp_log "soak: blktests' nvme group over $1: ${#nvme[@]} tests (the whole group: 15 minutes or more)"
 	bash tools/vm/run.sh --kernel uml-debug --timeout $((${#nvme[@]} * 330)) --name "$name" \
 		--ko build/kmod-uml-debug/rddp.ko tests/vm/blktests.sh "$1" "${nvme[@]}" |
 		tee "build/soak/$name.log" | grep -E '^(not ok|ok .*# SKIP|[a-z0-9.-]+: [0-9]+ passed)' || true

@@ -118,6 +118,25 @@ rddp_copy_with_libs() {
 		done
 }
 
+# rddp_deb_versions PKG...: the versions `apt-get download` would fetch of
+# PKGs, on one line (a cache key's part).
+rddp_deb_versions() {
+	apt-cache show --no-all-versions "$@" 2>/dev/null | sed -n 's/^Version: //p' | paste -sd' '
+}
+
+# rddp_deb_unpack DIR PKG...: PKGs downloaded from Debian's archive into
+# DIR/debs and unpacked into DIR/root, never installed on the host (no
+# maintainer script runs). The guest images' ULP daemons, blktests' and
+# rdma-core's test roots come so.
+rddp_deb_unpack() {
+	local dir=$1 d
+	shift
+	mkdir -p "$dir/debs"
+	(cd "$dir/debs" && apt-get download -q "$@") >&2 ||
+		rddp_die "apt-get download $* failed (apt-get update?)"
+	for d in "$dir"/debs/*.deb; do dpkg -x "$d" "$dir/root"; done
+}
+
 rddp_log() { printf '[%s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
 rddp_die() { rddp_log "error: $*"; exit 1; }
 

@@ -83,12 +83,13 @@ while IFS=$'\t' read -r st id detail; do
 	[ "$st" = start ] && continue
 	name="rddp ${id#tests.}"
 	ref=${siw_status[$id]:-none}
+	ref_st=${ref%%$'\t'*}
 	# A module that did not load is the run's failure, not the test's.
 	[[ $id == unittest.* ]] && st=broken
 	case $st in
 	pass | xfail) t_ok "$name" ;;
 	skip)
-		if [ "${ref%%$'\t'*}" = pass ]; then
+		if [ "$ref_st" = pass ]; then
 			t_fail "$name" "skipped ($detail), where siw passes it"
 		else
 			t_skip "$name" "$detail"
@@ -99,9 +100,9 @@ while IFS=$'\t' read -r st id detail; do
 			t_skip "$name" "not for iWARP: ${not_iwarp[${id#tests.}]} ($st: $detail)"
 			continue
 		fi
-		case ${ref%%$'\t'*} in
+		case $ref_st in
 		fail | error) t_skip "$name" "fails on siw too: ${ref#*$'\t'} (rddp: $detail)" ;;
-		*) t_fail "$name" "$st: $detail (siw: ${ref%%$'\t'*})" ;;
+		*) t_fail "$name" "$st: $detail (siw: $ref_st)" ;;
 		esac
 		;;
 	esac

@@ -42,15 +42,11 @@ ulp_debs=(nfs-kernel-server nfs-common rpcbind libwrap0 libnsl2 open-iscsi libis
 	nvme-cli libnvme1 libjson-c5)
 ulp_bins=(usr/sbin/rpc.nfsd usr/sbin/rpc.mountd usr/sbin/exportfs sbin/mount.nfs sbin/rpcbind
 	usr/sbin/rpcinfo sbin/iscsid sbin/iscsiadm usr/sbin/nvme)
-ulp_versions=$(apt-cache show --no-all-versions "${ulp_debs[@]}" 2>/dev/null |
-	sed -n 's/^Version: //p' | paste -sd' ')
+ulp_versions=$(rddp_deb_versions "${ulp_debs[@]}")
 ulp_dir="$RDDP_CACHE/debs-ulp-$(rddp_hash "${ulp_debs[*]}" "$ulp_versions")"
 if [ ! -f "$ulp_dir/.done" ]; then
 	rm -rf "$ulp_dir"
-	mkdir -p "$ulp_dir/debs"
-	(cd "$ulp_dir/debs" && apt-get download -q "${ulp_debs[@]}") >&2 ||
-		rddp_die "apt-get download ${ulp_debs[*]} failed (apt-get update?)"
-	for d in "$ulp_dir"/debs/*.deb; do dpkg -x "$d" "$ulp_dir/root"; done
+	rddp_deb_unpack "$ulp_dir" "${ulp_debs[@]}"
 	touch "$ulp_dir/.done"
 fi
 

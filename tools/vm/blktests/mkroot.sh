@@ -59,8 +59,7 @@ top=$RDDP_TOP
 blk_sum=$( { (cd "$blk" && find . -path ./.git -prune -o -type f -print0 | sort -z |
 	xargs -0 sha256sum); sha256sum "$top/tools/vm/blktests/siw-is-rddp"; } | sha256sum)
 host_versions=$(dpkg-query -W -f='${Package}=${Version} ' "${host_pkgs[@]}" libaio-dev)
-deb_versions=$(apt-cache show --no-all-versions "${deb_pkgs[@]}" 2>/dev/null |
-	sed -n 's/^Version: //p' | paste -sd' ')
+deb_versions=$(rddp_deb_versions "${deb_pkgs[@]}")
 key=$(rddp_hash "$0" "$top/tools/lib.sh" "$kid" "$blk_sum" "$fio_sha256" "$host_versions" \
 	"$deb_versions" "${host_tools[*]}" "${deb_tools[*]}" "${mods[*]}")
 cached=$RDDP_CACHE/blktests-root-$kernel-$key
@@ -82,7 +81,7 @@ fio_build() { # DIR: fio built there, from the pinned tarball
 }
 
 build_root() {
-	local tmp root debs m path dep t p libpath
+	local tmp root debroot m path dep t p libpath
 	tmp=$(mktemp -d)
 	# shellcheck disable=SC2064 # tmp is fixed now
 	trap "rm -rf '$tmp'" RETURN
@@ -104,17 +103,14 @@ build_root() {
 		rddp_copy_with_libs "$root" "$p" "/opt/blktests/bin/$t"
 	done
 
-	debs=$tmp/debs
-	mkdir -p "$debs"
-	(cd "$debs" && apt-get download -q "${deb_pkgs[@]}") >&2 2>/dev/null ||
-		rddp_die "apt-get download ${deb_pkgs[*]} failed (apt-get update?)"
-	for p in "$debs"/*.deb; do dpkg -x "$p" "$tmp/debroot"; done
-	libpath=$tmp/debroot/lib/x86_64-linux-gnu:$tmp/debroot/usr/lib/x86_64-linux-gnu
+	rddp_deb_unpack "$tmp/deb" "${deb_pkgs[@]}"
+	debroot=$tmp/deb/root
+	libpath=$debroot/lib/x86_64-linux-gnu:$debroot/usr/lib/x86_64-linux-gnu
 	for t in "${deb_tools[@]}"; do
-		rddp_copy_with_libs "$root" "$tmp/debroot/$t" "/opt/blktests/bin/${t##*/}" "$libpath"
+		rddp_copy_with_libs "$root" "$debroot/$t" "/opt/blktests/bin/${t##*/}" "$libpath"
 	done
 	# Libraries only the downloaded packages have: ldd found them there.
-	for p in "$tmp"/debroot/{,usr/}lib/x86_64-linux-gnu/lib*.so*; do
+	for p in "$debroot"/{,usr/}lib/x86_64-linux-gnu/lib*.so*; do
 		[ -e "$p" ] || continue
 		mkdir -p "$root/lib/x86_64-linux-gnu"
 		cp -P "$p" "$root/lib/x86_64-linux-gnu/"

@@ -23,8 +23,7 @@ set -euo pipefail
 
 pkgs=(python3.11-minimal libpython3.11-minimal libpython3.11-stdlib python3-pyverbs)
 top=$RDDP_TOP
-versions=$(apt-cache show --no-all-versions "${pkgs[@]}" 2>/dev/null |
-	sed -n 's/^Version: //p' | paste -sd' ')
+versions=$(rddp_deb_versions "${pkgs[@]}")
 [ -n "$versions" ] || rddp_die "apt-cache knows none of ${pkgs[*]} (apt-get update?)"
 key=$(rddp_hash "$0" "$top/tools/lib.sh" "$versions" "${pkgs[*]}")
 cached=$RDDP_CACHE/pyverbs-root-$key
@@ -35,12 +34,10 @@ build_root() {
 	tmp=$(mktemp -d)
 	# shellcheck disable=SC2064 # tmp is fixed now
 	trap "rm -rf '$tmp'" RETURN
-	deb=$tmp/debroot
+	deb=$tmp/deb/root
 	root=$tmp/root
-	mkdir -p "$tmp/debs" "$root/usr/lib/python3/dist-packages" "$root/opt/rdma-core-tests"
-	(cd "$tmp/debs" && apt-get download -q "${pkgs[@]}") >&2 2>/dev/null ||
-		rddp_die "apt-get download ${pkgs[*]} failed (apt-get update?)"
-	for so in "$tmp"/debs/*.deb; do dpkg -x "$so" "$deb"; done
+	mkdir -p "$root/usr/lib/python3/dist-packages" "$root/opt/rdma-core-tests"
+	rddp_deb_unpack "$tmp/deb" "${pkgs[@]}"
 
 	py=$deb/usr/lib/python3.11
 	if [ ! -x "$deb/usr/bin/python3.11" ] || [ ! -f "$py/unittest/__init__.py" ]; then

@@ -6,7 +6,7 @@
 # with `make -C DIR ARCH=um M=...`.
 #
 #   build-uml-kernel.sh debug   6.12: KASAN, UBSAN, lockdep, kmemleak, KUnit, the ULPs (tests)
-#   build-uml-kernel.sh plain   6.1: no debugging (benchmarks)
+#   build-uml-kernel.sh plain   6.1: no debugging, the ULPs (benchmarks)
 #
 # The debug kernel is 6.12 so that rddp's 6.12 code paths (zero copy with
 # MSG_SPLICE_PAGES, sk_net_refcnt_upgrade, create_cq's attribute bundle, ...)
@@ -47,20 +47,22 @@ for p in "${patches[@]}"; do
 	patch -s -p1 -d "$out/src" <"$p" || rddp_die "$p does not apply"
 done
 build="$out/build"
-frags=("$frag")
+# The ULPs of the qemu debug kernel (NVMe-oF, NFS over RDMA, iSER with
+# LIO) and their TCP alternatives, in both variants: tests/vm/ulp.sh runs
+# under the debug kernel with kmemleak, which UML 6.12 keeps (UML 6.1's
+# reported objects that were freed; run.sh --kmemleak); make bench's
+# storage series (tests/vm/storage.sh) runs on the plain one at native
+# speed. SCSI, which iSER's initiator needs, is in x86's defconfig but not
+# in UML's.
+{
+	sed -n '/^# ULPs/,/^# guest plumbing/p' "$debugfrag"
+	echo CONFIG_SCSI=y
+} >"$out/ulp.config"
+frags=("$frag" "$out/ulp.config")
 if [ "$variant" = debug ]; then
 	# The debug options of the qemu debug kernel, one list for both lanes.
 	sed -n '/^# --- debugging/,/^# --- trimmed/p' "$debugfrag" >"$out/debug.config"
-	# And its ULPs (NVMe-oF, NFS over RDMA, iSER with LIO): tests/vm/ulp.sh
-	# runs under the debug kernel with kmemleak here, which UML 6.12
-	# keeps (UML 6.1's reported objects that were freed; run.sh
-	# --kmemleak). SCSI, which iSER's initiator needs, is in x86's
-	# defconfig but not in UML's.
-	{
-		sed -n '/^# ULPs/,/^# guest plumbing/p' "$debugfrag"
-		echo CONFIG_SCSI=y
-	} >"$out/ulp.config"
-	frags+=("$out/debug.config" "$out/ulp.config")
+	frags+=("$out/debug.config")
 fi
 mk() { make -s -C "$out/src" O="$build" ARCH=um "$@"; }
 mk defconfig >/dev/null
@@ -69,12 +71,11 @@ mk defconfig >/dev/null
 mk olddefconfig >/dev/null
 
 syms=(UML_PCI_OVER_VIRTIO INFINIBAND_USER_ACCESS RDMA_SIW HOSTFS BLK_DEV_INITRD DUMMY VETH NET_NS USER_NS
-	IP_SCTP)
+	IP_SCTP NVME_RDMA NVME_TARGET_RDMA NVME_TCP NVME_TARGET_TCP SUNRPC_XPRT_RDMA NFSD NFS_V4_2
+	INFINIBAND_ISER INFINIBAND_ISERT TCM_FILEIO TCM_IBLOCK ISCSI_TCP ISCSI_TARGET BLK_DEV_RAM)
 # DEBUG_ATOMIC_SLEEP of the debug list needs a kernel that can preempt: UML
 # 6.1 cannot (ARCH_NO_PREEMPT), 6.12 can, so the debug (6.12) kernel has it.
-[ "$variant" = debug ] && syms+=(KASAN PROVE_LOCKING DEBUG_KMEMLEAK KUNIT UBSAN_BOUNDS DEBUG_ATOMIC_SLEEP
-	NVME_RDMA NVME_TARGET_RDMA SUNRPC_XPRT_RDMA NFSD NFS_V4_2 INFINIBAND_ISER INFINIBAND_ISERT TCM_FILEIO
-	ISCSI_TCP)
+[ "$variant" = debug ] && syms+=(KASAN PROVE_LOCKING DEBUG_KMEMLEAK KUNIT UBSAN_BOUNDS DEBUG_ATOMIC_SLEEP)
 for sym in "${syms[@]}"; do
 	grep -Eq "^CONFIG_${sym}=(y|m)" "$build/.config" ||
 		rddp_die "UML $variant kernel config lacks CONFIG_$sym"

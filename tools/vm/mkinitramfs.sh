@@ -28,7 +28,8 @@ bins=(bash busybox kmod ip rdma ibv_devinfo ibv_devices ibv_asyncwatch ibv_rc_pi
 mods=(virtio_pci virtio_net 9p 9pnet_virtio dummy veth ib_core ib_cm iw_cm rdma_cm
 	ib_uverbs rdma_ucm libcrc32c crc32c_generic crc32c-intel configfs siw
 	nvme-rdma nvmet-rdma nfsd nfsv3 nfsv4 rpcrdma ib_iser ib_isert iscsi_target_mod
-	target_core_mod target_core_file sd_mod iscsi_tcp sctp hmac md5)
+	target_core_mod target_core_file sd_mod iscsi_tcp sctp hmac md5
+	nvme-tcp nvmet-tcp brd target_core_iblock)
 pkgs=(busybox-static bash kmod iproute2 rdma-core ibverbs-utils ibverbs-providers
 	libibverbs1 librdmacm1 perftest rdmacm-utils iperf3 tcpdump coreutils util-linux jq
 	libnl-3-200 libnl-genl-3-200 libbenchmark1debian libc6 libstdc++6 libgcc-s1)

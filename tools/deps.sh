@@ -21,10 +21,11 @@ pkgs=(
 	# VM harness and the tools tests run inside the guest
 	qemu-system-x86 busybox-static bash iproute2 rdma-core ibverbs-utils
 	ibverbs-providers perftest rdmacm-utils iperf3 tcpdump tshark jq
-	# blktests in the guests (tools/vm/blktests/mkroot.sh): fio is built
-	# from Debian's source tarball with libaio, downloaded with curl;
-	# patch for the UML kernel's patches (tools/kernel/build-uml-kernel.sh)
-	libaio-dev curl patch
+	# fio in the guests (tools/vm/fio.sh: the storage smoke and benchmark,
+	# blktests) is built static from Debian's source tarball with libaio
+	# and zlib, downloaded with curl; patch for the UML kernel's patches
+	# (tools/kernel/build-uml-kernel.sh)
+	libaio-dev zlib1g-dev curl patch
 )
 
 # Linux 6.12's headers (rddp also builds for Debian 13's and RHEL 10's

@@ -18,9 +18,8 @@
 #   opt/blktests/     BLKTESTS_DIR's tree, as it is (its .git left out)
 #   opt/rddp-shim/    modprobe, rmmod, rdma: tools/vm/blktests/siw-is-rddp
 #                     (blktests' siw setup made rddp's, in the rddp mode)
-#   opt/blktests/bin/ fio (built from Debian's source tarball of the
-#                     version Debian ships: its .deb links Ceph, Gluster,
-#                     NBD and PMEM libraries no guest has); GNU tools
+#   opt/blktests/bin/ fio (tools/vm/fio.sh: Debian's version, built
+#                     static from its source tarball); GNU tools
 #                     blktests uses where the image has busybox's (coreutils,
 #                     util-linux, gawk, sed, grep, diffutils, uuidgen,
 #                     udevadm, xfsprogs)
@@ -40,10 +39,6 @@ fi
 blk=$(cd "$blk" && pwd)
 rddp_guest_kernel "$kernel"
 
-# fio: Debian 12's version, from its source tarball in Debian's archive.
-fio_version=3.33
-fio_sha256=d2410e13e0f379d061d077cc5ae325835bb7c6186aa7bafc1df954cbc9b014fc
-fio_url=http://deb.debian.org/debian/pool/main/f/fio/fio_$fio_version.orig.tar.gz
 # Host tools (make deps installs their packages) and tools from Debian
 # packages downloaded, unpacked here and never installed on the host.
 host_pkgs=(coreutils util-linux mount sed grep diffutils psmisc systemd e2fsprogs)
@@ -58,27 +53,13 @@ mods=(loop null_blk brd nvme-loop nvmet nvme-fabrics xfs)
 top=$RDDP_TOP
 blk_sum=$( { (cd "$blk" && find . -path ./.git -prune -o -type f -print0 | sort -z |
 	xargs -0 sha256sum); sha256sum "$top/tools/vm/blktests/siw-is-rddp"; } | sha256sum)
-host_versions=$(dpkg-query -W -f='${Package}=${Version} ' "${host_pkgs[@]}" libaio-dev)
+host_versions=$(dpkg-query -W -f='${Package}=${Version} ' "${host_pkgs[@]}")
+fio=$(bash "$top/tools/vm/fio.sh")
 deb_versions=$(rddp_deb_versions "${deb_pkgs[@]}")
-key=$(rddp_hash "$0" "$top/tools/lib.sh" "$kid" "$blk_sum" "$fio_sha256" "$host_versions" \
+key=$(rddp_hash "$0" "$top/tools/lib.sh" "$kid" "$blk_sum" "$fio" "$host_versions" \
 	"$deb_versions" "${host_tools[*]}" "${deb_tools[*]}" "${mods[*]}")
 cached=$RDDP_CACHE/blktests-root-$kernel-$key
 out=$top/build/blktests-root-$kernel
-
-fio_build() { # DIR: fio built there, from the pinned tarball
-	local d=$1
-	rddp_log "blktests: building fio $fio_version (Debian's source tarball)"
-	curl -sSfL --retry 3 -o "$d/fio.tar.gz" "$fio_url" ||
-		rddp_die "cannot download $fio_url"
-	echo "$fio_sha256  $d/fio.tar.gz" | sha256sum -c --quiet ||
-		rddp_die "$fio_url: not the tarball this script pins"
-	tar -xzf "$d/fio.tar.gz" -C "$d"
-	# libaio: blktests' verification jobs use --ioengine=libaio.
-	(cd "$d/fio-$fio_version" && ./configure --disable-native >"$d/configure.log" 2>&1 &&
-		grep -q '^Linux AIO support *yes' "$d/configure.log" &&
-		nice make -s -j"$(nproc)" fio >"$d/make.log" 2>&1) ||
-		rddp_die "fio build failed (libaio-dev? make deps; logs in $d)"
-}
 
 build_root() {
 	local tmp root debroot m path dep t p libpath
@@ -94,8 +75,7 @@ build_root() {
 	cp "$top/tools/vm/blktests/siw-is-rddp" "$root/opt/rddp-shim/"
 	for p in modprobe rmmod rdma; do ln -s siw-is-rddp "$root/opt/rddp-shim/$p"; done
 
-	fio_build "$tmp"
-	rddp_copy_with_libs "$root" "$tmp/fio-$fio_version/fio" /opt/blktests/bin/fio
+	cp "$fio" "$root/opt/blktests/bin/fio"
 
 	for t in "${host_tools[@]}"; do
 		p=$(PATH=/usr/sbin:/usr/bin:/sbin:/bin type -P "$t") ||

@@ -406,6 +406,21 @@ pyverbs_suite() {
 	suite uml-debug-pyverbs bash tools/vm/run.sh --kernel uml-debug --nic --timeout 2400 \
 		--name uml-debug-pyverbs --ko build/kmod-uml-debug/rddp.ko tests/vm/pyverbs.sh
 }
+# Storage as users run it (tests/vm/storage.sh smoke): NVMe-oF, NFSv4.2
+# and iSCSI over rddp, over siw and over TCP (NVMe/TCP, NFS/TCP,
+# iscsi_tcp), each with one fio job whose data read back is verified
+# (crc32c), in one boot of UML's debug kernel. fio from tools/vm/fio.sh
+# (cached). No figure is judged: make bench measures.
+storage_suite() {
+	want uml-debug-storage || return 0
+	uml_prepare
+	if ! locked build-fio.log bash tools/vm/fio.sh; then
+		echo "uml-debug-storage 0 1 0 0 0" >>"$results"
+		return 0
+	fi
+	suite uml-debug-storage bash tools/vm/run.sh --kernel uml-debug --timeout 900 \
+		--name uml-debug-storage --ko build/kmod-uml-debug/rddp.ko tests/vm/storage.sh smoke
+}
 # Two qemu guests on Debian's 6.12, rddp and siw built from
 # linux-source-6.12. The module is built by then (vm-stock-two), unless
 # only these run.
@@ -447,7 +462,7 @@ fi
 # longest of the background lane's suites first; the qemu guests at the
 # back, where the qemu lane starts, so that two 2-vCPU qemu guests do not
 # run at once.
-queue=("uml two" blktests_suite bench_quick "uml faults" "uml tests/vm/sctp.sh" "uml tests/vm/ulp.sh" "uml tests/vm/rdma.sh"
+queue=("uml two" blktests_suite bench_quick "uml faults" "uml tests/vm/sctp.sh" "uml tests/vm/ulp.sh" storage_suite "uml tests/vm/rdma.sh"
 	"uml tests/vm/churn.sh" kmod_suite "uml tests/vm/hostile.sh" "uml tests/vm/rddpctl.sh"
 	"uml tests/vm/liveness.sh" "uml tests/vm/link.sh" "uml tests/vm/verbs.sh" "uml tests/vm/cm.sh"
 	"uml tests/vm/netns.sh" "uml tests/vm/bench-smoke.sh" pyverbs_suite "uml tests/vm/kunit.sh"

@@ -12,6 +12,9 @@
 #                           portal is opened inside network namespace TCPNS
 #                           (wildcard address) so that it does not hold the
 #                           port an iWARP listener on a host socket needs
+#                           With LIO_BLOCK=DEV the LUN is block device DEV
+#                           (LIO's iblock backstore) instead; with LIO_ISER=0
+#                           the portal is iSCSI over TCP alone (no iSER)
 #   lio_down                the target torn down, its file removed
 #   lio_file_sha [MIB]      sha256 of the LUN file's first MIB MiB
 #   iscsi_login IP IFACE    iscsid started, node IP:3260 over IFACE (iser, or
@@ -50,16 +53,21 @@ _lio_portal() {
 		np=$tpg/np/$ip:3260
 		mkdir "$np" || return 1
 	fi
-	echo 1 >"$np/iser"
+	[ "${LIO_ISER:-1}" = 0 ] || echo 1 >"$np/iser"
 }
 
 lio_up() { # IP [TCPNS]
 	local bs=$_lio/core/fileio_0/lun0 tpg=$_lio/iscsi/$iser_iqn/tpgt_1
-	truncate -s $((2 * iser_mib))M $_lio_img &&
-		mkdir -p "$bs" &&
-		echo "fd_dev_name=$_lio_img,fd_dev_size=$((2 * iser_mib * 1024 * 1024)),fd_buffered_io=1" \
-			>"$bs/control" &&
-		echo 1 >"$bs/enable" &&
+	if [ -n "${LIO_BLOCK:-}" ]; then
+		bs=$_lio/core/iblock_0/lun0
+		mkdir -p "$bs" && echo "udev_path=$LIO_BLOCK" >"$bs/control" || return 1
+	else
+		truncate -s $((2 * iser_mib))M $_lio_img &&
+			mkdir -p "$bs" &&
+			echo "fd_dev_name=$_lio_img,fd_dev_size=$((2 * iser_mib * 1024 * 1024)),fd_buffered_io=1" \
+				>"$bs/control" || return 1
+	fi
+	echo 1 >"$bs/enable" &&
 		mkdir -p "$tpg/lun/lun_0" &&
 		ln -s "$bs" "$tpg/lun/lun_0/port0" &&
 		echo 0 >"$tpg/attrib/authentication" &&
@@ -80,9 +88,12 @@ lio_down() {
 		rmdir "$np"
 	done
 	rm -f "$tpg/lun/lun_0/port0"
-	rmdir "$tpg/lun/lun_0" "$tpg" "$_lio/iscsi/$iser_iqn" &&
-		rmdir "$_lio/core/fileio_0/lun0" "$_lio/core/fileio_0" &&
-		rm -f $_lio_img
+	rmdir "$tpg/lun/lun_0" "$tpg" "$_lio/iscsi/$iser_iqn" || return 1
+	if [ -d "$_lio/core/iblock_0" ]; then
+		rmdir "$_lio/core/iblock_0/lun0" "$_lio/core/iblock_0"
+	else
+		rmdir "$_lio/core/fileio_0/lun0" "$_lio/core/fileio_0" && rm -f $_lio_img
+	fi
 }
 
 # lio_clash IP: without the port mapper, enabling iSER on a portal whose TCP

@@ -8,7 +8,8 @@
 #
 #   nfsd_up SUBNET       rpcbind, exports, mountd, nfsd with `rdma 20049`
 #   nfsd_down            nfsd stopped, daemons gone, exports dropped
-#   nfs_mount VERS IP    mount IP's export over RDMA at /mnt/nfs-VERS
+#   nfs_mount VERS IP [PROTO]  mount IP's export over RDMA (PROTO rdma, the
+#                        default) or TCP (tcp) at /mnt/nfs-VERS
 #   nfs_roundtrip VERS MIB  MIB MiB written through the mount, caches
 #                        dropped, read back: equal, and equal on the server
 #                        when it runs in this guest; prints the sha256s
@@ -41,8 +42,9 @@ nfsd_down() {
 	umount $_nfs_export && modprobe -r nfsd
 }
 
-nfs_mount() { # VERS IP
+nfs_mount() { # VERS IP [PROTO]
 	local opts="vers=$1,proto=rdma,port=20049" dir=/mnt/nfs-$1 src=$2:$_nfs_export
+	[ "${3:-rdma}" = tcp ] && opts="vers=$1,proto=tcp,port=2049"
 	case $1 in
 	3) opts="$opts,nolock" ;;
 	*) src=$2:/ ;;	# NFSv4: the export is the pseudo-root (fsid=0)

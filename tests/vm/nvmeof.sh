@@ -4,12 +4,17 @@
 # (nvmet-rdma, configfs) with one namespace on a file, and a host that
 # discovers and connects with nvme-cli (`nvme discover/connect -t rdma`).
 #
-#   nvmet_up IP          subsystem $nvme_nqn on rdma IP:4420, $nvme_mib*2 MiB file
+#   nvmet_up IP [TRTYPE [DEV]]  subsystem $nvme_nqn on TRTYPE (rdma, or tcp:
+#                        NVMe/TCP) IP:4420, its namespace a $nvme_mib*2 MiB
+#                        file, or block device DEV
 #   nvmet_down           the target torn down, its file removed
 #   nvmet_file_sha [MIB] sha256 of the file's first MIB (default $nvme_mib) MiB
 #   nvme_discover IP     `nvme discover -t rdma` finds the subsystem on IP:4420
-#   nvme_connect IP      `nvme connect -t rdma`; prints "connected: nvmeXn1 (rdma)"
+#   nvme_connect IP [TRTYPE]  `nvme connect -t TRTYPE` (rdma); prints
+#                        "connected: nvmeXn1 (TRTYPE)"
 #   nvme_ctrl            the host controller's sysfs directory (empty if none)
+#   nvme_blk             the namespace's block device name (nvmeXn1; with
+#                        native multipath the subsystem's head, not the path)
 #   nvme_roundtrip BS [MIB]   MIB (default $nvme_mib) MiB of random data written
 #                        and read back O_DIRECT in BS-byte I/Os from the
 #                        start; prints the data's sha256, fails unless equal
@@ -24,18 +29,19 @@ nvme_modules() {
 	t_mounted /sys/kernel/config || mount -t configfs none /sys/kernel/config
 }
 
-# One namespace on a file (tmpfs has no O_DIRECT: buffered I/O).
-nvmet_up() { # IP
-	local s=$_nvme_cfg/subsystems/$nvme_nqn p=$_nvme_cfg/ports/1
-	truncate -s $((2 * nvme_mib))M $_nvme_img &&
-		mkdir "$s" &&
+# One namespace on a file (tmpfs has no O_DIRECT: buffered I/O) or on a
+# block device.
+nvmet_up() { # IP [TRTYPE [DEV]]
+	local s=$_nvme_cfg/subsystems/$nvme_nqn p=$_nvme_cfg/ports/1 dev=${3:-$_nvme_img}
+	if [ -z "${3:-}" ]; then truncate -s $((2 * nvme_mib))M $_nvme_img || return 1; fi
+	mkdir "$s" &&
 		echo 1 >"$s/attr_allow_any_host" &&
 		mkdir "$s/namespaces/1" &&
-		echo -n $_nvme_img >"$s/namespaces/1/device_path" &&
-		echo 1 >"$s/namespaces/1/buffered_io" &&
+		echo -n "$dev" >"$s/namespaces/1/device_path" &&
+		{ [ -n "${3:-}" ] || echo 1 >"$s/namespaces/1/buffered_io"; } &&
 		echo 1 >"$s/namespaces/1/enable" &&
 		mkdir "$p" &&
-		echo rdma >"$p/addr_trtype" &&
+		echo "${2:-rdma}" >"$p/addr_trtype" &&
 		echo ipv4 >"$p/addr_adrfam" &&
 		echo "$1" >"$p/addr_traddr" &&
 		echo 4420 >"$p/addr_trsvcid" &&
@@ -62,6 +68,22 @@ nvme_ctrl() {
 	echo "${f%/subsysnqn}"
 }
 
+# With native multipath (CONFIG_NVME_MULTIPATH, Debian's kernels) the
+# block device is the subsystem's head, nvmeSn1, S the subsystem's number,
+# not the controller's; the controller's directory holds only its hidden
+# path nvmeScCn1. Without it the controller's directory holds nvmeCn1.
+nvme_blk() {
+	local c s d n
+	c=$(nvme_ctrl)
+	[ -n "$c" ] || return 0
+	s=$(grep -l "^$nvme_nqn\$" /sys/class/nvme-subsystem/nvme-subsys*/subsysnqn 2>/dev/null | head -1)
+	for d in ${s:+"${s%/subsysnqn}"/nvme*n1} "$c"/nvme*n1; do
+		n=${d##*/}
+		[[ $n == nvme*c*n1 ]] && continue
+		[ -b "/dev/$n" ] && { echo "$n"; return 0; }
+	done
+}
+
 # nvme-cli as a user runs it; the host NQN and ID are given (no /etc/nvme
 # here). Both: on Linux 6.12 (Debian's 6.12.117) nvme-fabrics gives a host
 # NQN without an ID the default host's ID, and refuses an ID known under
@@ -79,14 +101,15 @@ nvme_discover() { # IP
 	echo "$out" | grep -q "subnqn: *$nvme_nqn" && echo "$out" | grep -q "traddr: *$1"
 }
 
-nvme_connect() { # IP
-	local i out c
-	out=$(nvme connect -t rdma -a "$1" -s 4420 -n $nvme_nqn --hostnqn=$nvme_hostnqn --hostid=$nvme_hostid 2>&1) ||
-		{ echo "$out"; dmesg | tail -20; return 1; }
+nvme_connect() { # IP [TRTYPE]
+	local i out c b
+	out=$(nvme connect -t "${2:-rdma}" -a "$1" -s 4420 -n $nvme_nqn --hostnqn=$nvme_hostnqn \
+		--hostid=$nvme_hostid 2>&1) || { echo "$out"; dmesg | tail -20; return 1; }
 	for i in $(seq 1 300); do
 		c=$(nvme_ctrl)
-		[ -n "$c" ] && [ -b "/dev/${c##*/}n1" ] && {
-			echo "connected: ${c##*/}n1 ($(cat "$c/transport"))"
+		b=$(nvme_blk)
+		[ -n "$c" ] && [ -n "$b" ] && {
+			echo "connected: $b ($(cat "$c/transport"))"
 			return 0
 		}
 		sleep 0.1
@@ -96,11 +119,10 @@ nvme_connect() { # IP
 }
 
 nvme_roundtrip() { # BS [MIB]
-	local bs=$1 mib=${2:-$nvme_mib} count c blk a b
+	local bs=$1 mib=${2:-$nvme_mib} count blk a b
 	count=$((mib * 1024 * 1024 / bs))
-	c=$(nvme_ctrl)
-	blk=/dev/${c##*/}n1
-	[ -n "$c" ] && [ -b "$blk" ] || { echo "no NVMe-oF block device"; return 1; }
+	blk=/dev/$(nvme_blk)
+	[ -b "$blk" ] || { echo "no NVMe-oF block device"; return 1; }
 	dd if=/dev/urandom of=/tmp/ulp-data bs=1M count="$mib" status=none &&
 		dd if=/tmp/ulp-data of="$blk" bs="$bs" count="$count" oflag=direct status=none &&
 		dd if="$blk" of=/tmp/ulp-back bs="$bs" count="$count" iflag=direct status=none ||

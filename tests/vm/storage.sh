@@ -1,0 +1,213 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Storage as users run it, over rddp and over what they would use instead,
+# in one guest (dummy0: target and initiator both here), with fio
+# (tools/vm/fio.sh, at /rddp/build/fio):
+#   nvme   NVMe-oF: nvmet with one namespace on a RAM disk (brd, /dev/ram0),
+#          nvme-cli's connect over rdma (rddp, siw) or tcp (NVMe/TCP)
+#   nfs    NFSv4.2: nfsd exporting a tmpfs, mounted over rdma (port
+#          20049) or tcp (2049); fio on a file in the mount
+#   iscsi  LIO with one LUN on a RAM disk (iblock, /dev/ram1), open-iscsi
+#          logged in over iSER (rddp, siw; with iwpmd, as tests/vm/ulp.sh)
+#          or over TCP (iscsi_tcp, the portal without iSER)
+# Every job is fio with libaio and O_DIRECT on the block device or file.
+#
+#   storage.sh smoke                 make check: rddp, then siw, then tcp in
+#                                    one boot; per ULP one fio job that
+#                                    writes 8 MiB of random 4 KiB blocks
+#                                    and reads them back verified
+#                                    (verify=crc32c), and its figures are
+#                                    there; no figure is judged
+#   storage.sh DRIVER [full|short]   make bench: DRIVER rddp (CRC on),
+#                                    rddp-nocrc (mpa_crc=0), siw or tcp;
+#                                    the workloads below on each ULP
+#
+# Workloads (make bench; fio's names): 4 KiB random read and write at
+# queue depth 1 and 32, 128 KiB sequential read and write at depth 8, each
+# BENCH_STORAGE_SECS seconds (default 3; `short`: 2), no ramp (the CPU
+# counted is the run's); the device or file is written whole first so
+# reads find data. Per job one
+# line in $RDDP_RESULTS/storage.txt:
+#   DRIVER ULP JOB IOPS MB/s CLAT_P50_US CLAT_P99_US CPU_US_PER_IO
+# (CPU: the guest's busy time in /proc/stat over the job, both ends of the
+# connection, divided by the I/Os), and fio's JSON in
+# $RDDP_RESULTS/storage-DRIVER-ULP-JOB.json. tools/bench.sh boots one guest
+# per driver and round and tabulates.
+set -u
+# shellcheck source=tests/vm/lib.sh
+. "$(dirname "$0")/lib.sh"
+# shellcheck source=tests/vm/nvmeof.sh
+. "$(dirname "$0")/nvmeof.sh"
+# shellcheck source=tests/vm/nfsrdma.sh
+. "$(dirname "$0")/nfsrdma.sh"
+# shellcheck source=tests/vm/iser.sh
+. "$(dirname "$0")/iser.sh"
+
+what=${1:?usage: storage.sh smoke | storage.sh rddp|rddp-nocrc|siw|tcp [full|short]}
+mode=${2:-full}
+fio=/rddp/build/fio
+ip=198.51.100.1
+out=$RDDP_RESULTS/storage.txt
+secs=${BENCH_STORAGE_SECS:-3}
+[ "$mode" = short ] && secs=${BENCH_STORAGE_SECS:-2}
+size_mib=128
+[ "$what" = smoke ] && size_mib=16
+
+[ -x $fio ] || { t_fail "fio is there" "no $fio: bash tools/vm/fio.sh"; exit 0; }
+t_run "setup_dummy" setup_dummy
+# Two RAM disks of twice the region fio uses: the NVMe namespace, the LUN.
+t_run "modprobe brd (2 x $((2 * size_mib)) MiB)" modprobe brd rd_nr=2 rd_size=$((2 * size_mib * 1024))
+
+# driver_up DRV / driver_down DRV: the RNIC on dummy0 (none for tcp).
+driver_up() {
+	case $1 in
+	rddp) t_run "modprobe rddp" modprobe rddp ;;
+	rddp-nocrc) t_run "modprobe rddp mpa_crc=0" modprobe rddp mpa_crc=0 ;;
+	siw) t_run "modprobe siw" modprobe siw ;;
+	tcp) return 0 ;;
+	*) t_fail "driver '$1'" "not rddp, rddp-nocrc, siw or tcp"; exit 0 ;;
+	esac
+	dev=${1%-nocrc}0
+	t_run "rdma link add $dev" rdma link add "$dev" type "${1%-nocrc}" netdev dummy0
+}
+driver_down() {
+	[ "$1" = tcp ] && return 0
+	t_run "rdma link delete ${1%-nocrc}0" rdma link delete "${1%-nocrc}0"
+}
+
+# cpu_busy: the guest's busy clock ticks (USER_HZ) so far: user, nice,
+# system, irq, softirq, steal; idle and iowait left out.
+cpu_busy() { awk '$1 == "cpu" { print $2 + $3 + $4 + $7 + $8 + $9; exit }' /proc/stat; }
+
+# fio_job NAME TARGET FIO-ARGS...: one fio run on TARGET, its JSON in
+# /tmp/fio-NAME.json; prints its summary line (the section with I/Os:
+# write for writes, read otherwise; both add to the I/O count).
+fio_job() {
+	local name=$1 target=$2 b0 b1 json=/tmp/fio-$1.json
+	shift 2
+	b0=$(cpu_busy)
+	$fio --name="$name" --filename="$target" --ioengine=libaio --direct=1 \
+		--size=${size_mib}M --output-format=json --output="$json" "$@" || {
+		tail -20 "$json" 2>/dev/null
+		return 1
+	}
+	b1=$(cpu_busy)
+	jq -r --arg b "$((b1 - b0))" '.jobs[0] as $j |
+		(if ($j.write.total_ios > 0 and $j.read.total_ios == 0) or ($j["job options"].rw // "" | test("write"))
+		 then $j.write else $j.read end) as $s |
+		($j.read.total_ios + $j.write.total_ios) as $n |
+		[($s.iops | floor), ($s.bw_bytes / 1e6 * 100 | floor / 100),
+		 (($s.clat_ns.percentile["50.000000"] // 0) / 100 | floor / 10),
+		 (($s.clat_ns.percentile["99.000000"] // 0) / 100 | floor / 10),
+		 (if $n > 0 then ($b | tonumber) * 10000 / $n * 100 | floor / 100 else 0 end),
+		 $j.error] | @tsv' "$json"
+}
+
+# figures: fio_job's summary line in words.
+figures() { awk '{ printf "%s IOPS, %s MB/s, p50 %s us, p99 %s us, %s CPU-us/IO", $1, $2, $3, $4, $5 }'; }
+
+# The workloads: name and fio's arguments.
+jobs=("sw128k --rw=write --bs=128k --iodepth=8"
+	"sr128k --rw=read --bs=128k --iodepth=8"
+	"rr4k-qd1 --rw=randread --bs=4k --iodepth=1"
+	"rr4k-qd32 --rw=randread --bs=4k --iodepth=32"
+	"rw4k-qd1 --rw=randwrite --bs=4k --iodepth=1"
+	"rw4k-qd32 --rw=randwrite --bs=4k --iodepth=32")
+
+# run_jobs DRV ULP TARGET: the smoke's verified job, or every workload.
+run_jobs() {
+	local drv=$1 ulp=$2 target=$3 j name r
+	if [ "$what" = smoke ]; then
+		name="$drv $ulp: fio writes 8 MiB of 4 KiB random blocks, reads them back verified (crc32c)"
+		if r=$(fio_job "smoke-$drv-$ulp" "$target" --rw=randwrite --bs=4k --iodepth=16 \
+			--io_size=8M --verify=crc32c --do_verify=1 --verify_fatal=1) &&
+			grep -Eq '^[1-9][0-9]*	[0-9.]+	[0-9.]+	[0-9.]+	[0-9.]+	0$' <<<"$r"; then
+			t_ok "$name: $(figures <<<"$r")"
+		else
+			t_fail "$name" "$r"
+		fi
+		return
+	fi
+	t_run "$drv $ulp: the region written whole first" \
+		fio_job "fill-$drv-$ulp" "$target" --rw=write --bs=1M --iodepth=4
+	for j in "${jobs[@]}"; do
+		name=${j%% *}
+		# shellcheck disable=SC2086 # fio's arguments, split on purpose
+		if r=$(fio_job "$drv-$ulp-$name" "$target" --time_based --runtime="$secs" ${j#* }); then
+			t_ok "$drv $ulp $name: $(figures <<<"$r")"
+			awk -v d="$drv" -v u="$ulp" -v n="$name" '{ print d, u, n, $1, $2, $3, $4, $5 }' \
+				<<<"$r" >>"$out"
+			cp "/tmp/fio-$drv-$ulp-$name.json" "$RDDP_RESULTS/storage-$drv-$ulp-$name.json"
+		else
+			t_fail "$drv $ulp $name" "$r"
+		fi
+	done
+}
+
+# One driver's three ULPs. nfsd and iwpmd are up already (once per boot:
+# NFSv4's grace period runs while NVMe-oF does).
+ulps() { # DRV
+	local drv=$1 tr=rdma blk
+	[ "$drv" = tcp ] && tr=tcp
+	t_run "$drv nvme: nvmet, namespace /dev/ram0 on $tr $ip:4420" nvmet_up $ip $tr /dev/ram0
+	t_like "$drv nvme: nvme connect -t $tr" "connected: nvme[0-9]+n1 \\($tr\\)" nvme_connect $ip $tr
+	blk=$(nvme_blk)
+	run_jobs "$drv" nvme "/dev/$blk"
+	t_run "$drv nvme: nvme disconnect" nvme_disconnect
+	t_run "$drv nvme: nvmet torn down" nvmet_down
+
+	t_like "$drv nfs: NFSv4.2 mount over $tr" " /mnt/nfs-4.2 nfs4 .*proto=$tr" nfs_mount 4.2 $ip $tr
+	run_jobs "$drv" nfs /mnt/nfs-4.2/fio.dat
+	rm -f /mnt/nfs-4.2/fio.dat
+	t_run "$drv nfs: umount" umount /mnt/nfs-4.2
+
+	local iface=iser iser=1 disk tcpns=
+	[ "$drv" = tcp ] && iface=default iser=0 tr=tcp
+	[ "$drv" = tcp ] || tr=iser
+	# siw maps no ports (IW_F_NO_PORT_MAP): its iSER listener takes 3260
+	# itself, so LIO's TCP portal goes to another network namespace (as
+	# tests/vm/ulp-two.sh does); rddp's goes through iwpmd.
+	if [ "$drv" = siw ]; then
+		tcpns=lio-tcp
+		ip netns add $tcpns 2>/dev/null
+	fi
+	LIO_BLOCK=/dev/ram1 LIO_ISER=$iser \
+		t_run "$drv iscsi: LIO, LUN /dev/ram1, portal $ip:3260$([ $iser = 1 ] && echo ' with iSER')${tcpns:+ (TCP portal in netns $tcpns)}" \
+		lio_up $ip $tcpns
+	t_like "$drv iscsi: open-iscsi logs in over $tr" "logged in: sd[a-z]+ \\($tr\\)" iscsi_login $ip $iface
+	disk=$(iser_disk $tr)
+	run_jobs "$drv" iscsi "/dev/$disk"
+	t_run "$drv iscsi: logout" iscsi_logout $ip $iface
+	t_run "$drv iscsi: LIO torn down" lio_down
+}
+
+t_run "modprobe the ULPs (nvmet, nvme, NFS, iSER, iSCSI; RDMA and TCP)" modprobe -a \
+	nvmet-rdma nvme-rdma nvmet-tcp nvme-tcp rpcrdma ib_isert ib_iser iscsi_tcp target_core_iblock sd_mod
+# nvmet and LIO are configured through configfs (a module their load brings).
+t_mounted /sys/kernel/config || t_run "mount configfs" mount -t configfs none /sys/kernel/config
+if [ "$what" = smoke ]; then
+	drivers=(rddp siw tcp)
+else
+	drivers=("$what")
+	: >"$out"
+fi
+driver_up "${drivers[0]}"
+t_like "nfsd listens on rdma 20049 and tcp" 'rdma 20049' nfsd_up 198.51.100.0/24
+# iwpmd waits for an iWARP listener to show its mapping: a device first.
+[ "${drivers[0]}" = tcp ] || t_run "iwpmd (the iWARP port mapper) runs" iwpm_up
+for d in "${drivers[@]}"; do
+	[ "$d" = "${drivers[0]}" ] || driver_up "$d"
+	ulps "$d"
+	driver_down "$d"
+done
+iscsid_stop() {
+	local p
+	p=$(pidof iscsid) || return 0
+	# shellcheck disable=SC2086 # iscsid runs as two processes
+	kill $p
+}
+t_run "iSCSI initiator stopped" iscsid_stop
+t_run "iwpmd stopped" iwpm_down
+t_run "nfsd stopped" nfsd_down
+t_run "rmmod the ULPs" modprobe -r nvme-rdma nvmet-rdma nvme-tcp nvmet-tcp rpcrdma ib_isert ib_iser \
+	iscsi_tcp target_core_iblock

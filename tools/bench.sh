@@ -21,7 +21,12 @@
 #    driver's kernel path; an instance per driver and round (a boot takes a
 #    second), medians of BENCH_ROUNDS rounds (default 3), the drivers
 #    (rddp, rddp without CRC, rddp over SCTP, siw, and TCP: iperf3 over
-#    the same path) alternating; perftest, then rddp-bench.
+#    the same path) alternating; perftest, then rddp-bench; then storage
+#    (BENCH_STORAGE=0 skips it, BENCH_STORAGE=only runs it alone:
+#    `BENCH_QEMU=0 BENCH_STORAGE=only make bench`; tests/vm/storage.sh): NVMe-oF, NFSv4.2 and
+#    iSCSI with fio over rddp, rddp without CRC, siw, and over TCP
+#    (NVMe/TCP, NFS/TCP, iSCSI/TCP), the table and ratios of
+#    tools/storage-report.py in build/bench/storage-uml.md.
 # rddp over SCTP (rddp-sctp: `rddpctl dev set rddp0 transport sctp`, DDP
 # over SCTP, no MPA and so no MPA CRC) runs in every place beside rddp
 # over TCP and siw (which has no SCTP); the tables add its ratios to siw
@@ -235,6 +240,46 @@ two_guests() {
 	report qemu2 "${drivers[@]}"
 }
 
+# storage_one_guest WHERE KERNEL ROUNDS MODE RUN-ARGS...: storage as users
+# run it (tests/vm/storage.sh DRIVER MODE: NVMe-oF, NFSv4.2 and iSCSI with
+# fio) over rddp, rddp without CRC and siw, and over TCP (NVMe/TCP,
+# NFS/TCP, iSCSI/TCP), an instance per driver and round, the drivers
+# alternating; tools/storage-report.py's table of the medians with the
+# ratios to siw and to TCP ($out/storage-WHERE.md), its Google Benchmark
+# JSON ($out/storage-WHERE.json) and a plot ($out/plots/storage-WHERE.png).
+storage_one_guest() {
+	local where=$1 kernel=$2 n=$3 m=$4 round drv name r all st=0
+	shift 4
+	all=build/vm-results/storage-$where.txt
+	: >"$all"
+	: >"build/vm-results/storage-$where.log"
+	rm -rf "$out/storage-$where" && mkdir -p "$out/storage-$where" "$out/plots"
+	bash tools/vm/fio.sh >/dev/null
+	for round in $(seq "$n"); do
+		for drv in rddp rddp-nocrc siw tcp; do
+			name=storage-$where-$round-$drv
+			rddp_log "storage, $where, round $round of $n: $drv"
+			r=0
+			run_instance "storage-$where" "$round-$drv" --kernel "$kernel" --name "$name" \
+				--timeout 1800 "$@" tests/vm/storage.sh "$drv" "$m" \
+				>>"build/vm-results/storage-$where.log" 2>&1 || r=$?
+			count "$r"
+			cat "build/vm-results/$name/a/storage.txt" >>"$all" 2>/dev/null ||
+				echo "# storage, round $round, $drv: no results" >&2
+			for f in "build/vm-results/$name/a"/storage-*.json; do
+				[ -e "$f" ] || continue
+				f=${f##*/}
+				cp "build/vm-results/$name/a/$f" "$out/storage-$where/${f%.json}-$round.json"
+			done
+		done
+	done
+	"$py" tools/storage-report.py --where "$where" --require rddp,rddp-nocrc,siw,tcp \
+		--json "$out/storage-$where.json" --plot "$out/plots/storage-$where.png" "$all" \
+		>"$out/storage-$where.md" || st=$?
+	cat "$out/storage-$where.md"
+	count "$st"
+}
+
 # bench-one.sh's mode in a qemu guest, where every instruction is emulated.
 qemu_mode=short
 [ "$mode" = quick ] && qemu_mode=quick
@@ -255,8 +300,15 @@ fi
 
 if [ "${BENCH_UML:-1}" = 1 ]; then
 	[ "$build" = 0 ] || make -s "kmod-$uml"
-	rddp_log "User-Mode Linux ($uml), one instance per run: $rounds rounds of ${drivers[*]} ($mode)"
-	one_guest uml "$uml" "$rounds" "$mode" --ko "build/kmod-$uml/rddp.ko"
+	if [ "${BENCH_STORAGE:-1}" != only ]; then
+		rddp_log "User-Mode Linux ($uml), one instance per run: $rounds rounds of ${drivers[*]} ($mode)"
+		one_guest uml "$uml" "$rounds" "$mode" --ko "build/kmod-$uml/rddp.ko"
+	fi
+	# Storage (make bench only: make check has its smoke, uml-debug-storage).
+	if [ "$mode" = full ] && [ "${BENCH_STORAGE:-1}" != 0 ]; then
+		rddp_log "User-Mode Linux ($uml): storage, $rounds rounds of rddp rddp-nocrc siw tcp"
+		storage_one_guest uml "$uml" "$rounds" full --ko "build/kmod-$uml/rddp.ko"
+	fi
 fi
 [ "$mode" = full ] || echo "bench: $passed passed, $failed failed, 0 skipped"
 exit "$rc"

@@ -1,0 +1,185 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""make bench's storage table: tests/vm/storage.sh's lines of every round
+("DRIVER ULP JOB IOPS MB/s CLAT_P50_US CLAT_P99_US CPU_US_PER_IO") as the
+medians per driver, side by side, with the ratios a user decides by: rddp
+to siw, and rddp to the TCP alternative on the same path (NVMe/TCP,
+NFS/TCP, iSCSI/TCP). Markdown on stdout; --json FILE writes the medians in
+Google Benchmark's JSON layout (one aggregate per ULP, job and driver),
+--plot FILE a bar chart of each driver's throughput relative to TCP.
+
+    storage-report.py [--where W] [--json F] [--plot F] LINES-FILE...
+"""
+import argparse
+import json
+import statistics
+import sys
+
+DRIVERS = ["rddp", "rddp-nocrc", "siw", "tcp"]
+ULPS = {"nvme": "NVMe-oF", "nfs": "NFSv4.2", "iscsi": "iSCSI"}
+TCP_NAME = {"nvme": "NVMe/TCP", "nfs": "NFS/TCP", "iscsi": "iSCSI/TCP"}
+RDMA_NAME = {"nvme": "NVMe/RDMA", "nfs": "NFS/RDMA", "iscsi": "iSER"}
+FIELDS = ["iops", "mb_per_s", "clat_p50_us", "clat_p99_us", "cpu_us_per_io"]
+
+
+def read(paths):
+    """{(ulp, job): {driver: {field: [values of each round]}}}, job order."""
+    data, order = {}, []
+    for path in paths:
+        with open(path, encoding="utf-8") as f:
+            for line in f:
+                p = line.split()
+                if len(p) != 8 or p[0].startswith("#"):
+                    continue
+                key = (p[1], p[2])
+                if key not in data:
+                    data[key] = {}
+                    order.append(key)
+                d = data[key].setdefault(p[0], {k: [] for k in FIELDS})
+                for k, v in zip(FIELDS, p[3:]):
+                    d[k].append(float(v))
+    return data, order
+
+
+def med(data, key, drv, field):
+    vals = data[key].get(drv, {}).get(field, [])
+    return statistics.median(vals) if vals else None
+
+
+def rate_field(job):
+    """4 KiB jobs are judged by IOPS, 128 KiB ones by MB/s."""
+    return "iops" if "4k" in job else "mb_per_s"
+
+
+def ratio(a, b):
+    return f"{a / b:.2f}" if a and b else "-"
+
+
+def fmt(v):
+    if v is None:
+        return "-"
+    return f"{v:.0f}" if v >= 10 else f"{v:.1f}"
+
+
+def tables(data, order, where):
+    out = []
+    rounds = max((len(d[FIELDS[0]]) for k in order for d in data[k].values()), default=0)
+    out.append(f"### Storage, {where} (medians of {rounds} rounds)\n")
+    out.append("Throughput: IOPS for 4 KiB jobs, MB/s for 128 KiB ones; above 1 rddp is faster.\n")
+    out.append("| ULP | job | unit | rddp | rddp-nocrc | siw | TCP | rddp/siw | rddp/TCP | nocrc/TCP |")
+    out.append("|---|---|---|---:|---:|---:|---:|---:|---:|---:|")
+    for key in order:
+        ulp, job = key
+        f = rate_field(job)
+        v = {d: med(data, key, d, f) for d in DRIVERS}
+        out.append(f"| {ULPS.get(ulp, ulp)} | {job} | {'IOPS' if f == 'iops' else 'MB/s'} | "
+                   + " | ".join(fmt(v[d]) for d in DRIVERS)
+                   + f" | {ratio(v['rddp'], v['siw'])} | {ratio(v['rddp'], v['tcp'])}"
+                   + f" | {ratio(v['rddp-nocrc'], v['tcp'])} |")
+    out.append("")
+    out.append("CPU per I/O (µs of the guest's busy time, initiator and target both, over the "
+               "job's I/Os); below 1 rddp is cheaper.\n")
+    out.append("| ULP | job | rddp | rddp-nocrc | siw | TCP | rddp/siw | rddp/TCP | nocrc/TCP |")
+    out.append("|---|---|---:|---:|---:|---:|---:|---:|---:|")
+    for key in order:
+        ulp, job = key
+        v = {d: med(data, key, d, "cpu_us_per_io") for d in DRIVERS}
+        out.append(f"| {ULPS.get(ulp, ulp)} | {job} | " + " | ".join(fmt(v[d]) for d in DRIVERS)
+                   + f" | {ratio(v['rddp'], v['siw'])} | {ratio(v['rddp'], v['tcp'])}"
+                   + f" | {ratio(v['rddp-nocrc'], v['tcp'])} |")
+    out.append("")
+    out.append("Completion latency (fio's clat, µs) at queue depth 1; below 1 rddp is faster.\n")
+    out.append("| ULP | job | rddp p50 | siw p50 | TCP p50 | rddp p99 | siw p99 | TCP p99 "
+               "| p50 rddp/TCP | p99 rddp/TCP |")
+    out.append("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for key in order:
+        ulp, job = key
+        if "qd1" not in job:
+            continue
+        p50 = {d: med(data, key, d, "clat_p50_us") for d in DRIVERS}
+        p99 = {d: med(data, key, d, "clat_p99_us") for d in DRIVERS}
+        out.append(f"| {ULPS.get(ulp, ulp)} | {job} | {fmt(p50['rddp'])} | {fmt(p50['siw'])} | "
+                   f"{fmt(p50['tcp'])} | {fmt(p99['rddp'])} | {fmt(p99['siw'])} | {fmt(p99['tcp'])} | "
+                   f"{ratio(p50['rddp'], p50['tcp'])} | {ratio(p99['rddp'], p99['tcp'])} |")
+    out.append("")
+    out.append("TCP: " + ", ".join(f"{ULPS[u]}'s is {TCP_NAME[u]}" for u in ULPS)
+               + "; rddp's and siw's: " + ", ".join(RDMA_NAME.values()) + ".")
+    return "\n".join(out) + "\n"
+
+
+def bench_json(data, order, where):
+    runs = []
+    for key in order:
+        ulp, job = key
+        for drv in DRIVERS:
+            if drv not in data[key]:
+                continue
+            m = {f: med(data, key, drv, f) for f in FIELDS}
+            runs.append({
+                "name": f"storage/{where}/{ulp}/{job}/{drv}",
+                "run_name": f"storage/{where}/{ulp}/{job}/{drv}",
+                "run_type": "aggregate",
+                "aggregate_name": "median",
+                "repetitions": len(data[key][drv]["iops"]),
+                "iterations": 1,
+                "real_time": m["clat_p50_us"],
+                "cpu_time": m["cpu_us_per_io"],
+                "time_unit": "us",
+                **m,
+            })
+    return {"context": {"library": "rddp storage (fio)", "where": where}, "benchmarks": runs}
+
+
+def plot(data, order, where, path):
+    import matplotlib  # pylint: disable=import-outside-toplevel
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt  # pylint: disable=import-outside-toplevel
+    labels, series = [], {d: [] for d in DRIVERS if d != "tcp"}
+    for key in order:
+        tcp = med(data, key, "tcp", rate_field(key[1]))
+        labels.append(f"{key[0]}\n{key[1]}")
+        for d in series:
+            v = med(data, key, d, rate_field(key[1]))
+            series[d].append(v / tcp if v and tcp else 0)
+    fig, ax = plt.subplots(figsize=(max(8, len(labels) * 0.7), 4.5))
+    width = 0.8 / len(series)
+    for i, (d, vals) in enumerate(series.items()):
+        ax.bar([x + i * width for x in range(len(labels))], vals, width, label=d)
+    ax.axhline(1.0, color="black", linewidth=0.8)
+    ax.set_xticks([x + width for x in range(len(labels))])
+    ax.set_xticklabels(labels, fontsize=7)
+    ax.set_ylabel("throughput / TCP alternative's")
+    ax.set_title(f"Storage over RDMA relative to NVMe/TCP, NFS/TCP, iSCSI/TCP ({where})")
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n", maxsplit=1)[0])
+    ap.add_argument("--where", default="uml")
+    ap.add_argument("--json")
+    ap.add_argument("--plot")
+    ap.add_argument("--require", default="", help="drivers every job must have, comma-separated")
+    ap.add_argument("files", nargs="+")
+    a = ap.parse_args()
+    data, order = read(a.files)
+    if not order:
+        print("storage-report: no storage lines in " + " ".join(a.files), file=sys.stderr)
+        return 1
+    sys.stdout.write(tables(data, order, a.where))
+    if a.json:
+        with open(a.json, "w", encoding="utf-8") as f:
+            json.dump(bench_json(data, order, a.where), f, indent=1)
+    if a.plot:
+        plot(data, order, a.where, a.plot)
+    missing = [f"{k[0]}/{k[1]}: {d}" for k in order for d in filter(None, a.require.split(","))
+               if d not in data[k]]
+    if missing:
+        print("storage-report: no figures for " + ", ".join(missing), file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

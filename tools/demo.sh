@@ -9,6 +9,7 @@ cd "$RDDP_TOP"
 bash tools/deps.sh
 rddp_log "building rddp.ko for $(rddp_stock_kver)"
 make -s kmod-stock
+bash tools/vm/fio.sh >/dev/null
 rddp_log "booting a VM (qemu, software emulation: ~15 s)"
 mkdir -p build/vm-results
 rc=0

@@ -322,7 +322,15 @@ static struct rddp_device *rddp_device_alloc(struct net_device *netdev)
 
 	ibdev->node_type = RDMA_NODE_RNIC;
 	ibdev->phys_port_cnt = 1;
-	ibdev->num_comp_vectors = 1;
+	/*
+	 * A completion's handler runs where rddp completes the work request
+	 * (the receiving or sending context), whatever vector the CQ names;
+	 * the count only bounds what consumers may ask for. ULPs size their
+	 * queues by it (nvme-rdma opens min(CPUs, vectors) I/O queues,
+	 * ib_cq_pool one CQ per vector), so one vector per CPU lets them
+	 * spread over CPUs as on a hardware RNIC.
+	 */
+	ibdev->num_comp_vectors = num_possible_cpus();
 	ibdev->dev.parent = netdev->dev.parent;
 	strscpy(ibdev->node_desc, RDDP_NODE_DESC, sizeof(ibdev->node_desc));
 	/* Every rddp device is named by `rdma link add`'s caller. */

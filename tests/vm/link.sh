@@ -53,6 +53,10 @@ t_like "ibv_devinfo: transport iWARP" 'transport:[[:space:]]+iWARP' ibv_devinfo 
 t_like "ibv_devinfo: port active" 'state:[[:space:]]+PORT_ACTIVE' ibv_devinfo -d rddp0
 t_like "ibv_devinfo: Ethernet link layer" 'link_layer:[[:space:]]+Ethernet' ibv_devinfo -d rddp0
 t_like "ibv_devinfo -v: honest limits (max_qp 4096)" 'max_qp:[[:space:]]+4096' ibv_devinfo -v -d rddp0
+# One completion vector per CPU: nvme-rdma opens min(CPUs, vectors) I/O
+# queues, so with one it had a single queue on any guest (issue 29).
+t_like "ibv_devinfo -v: a completion vector per CPU ($(nproc))" \
+	"num_comp_vectors:[[:space:]]+$(nproc)\$" ibv_devinfo -v -d rddp0
 mac=$(cat /sys/class/net/dummy0/address)
 t_like "GID 0 is the netdev's MAC" "^${mac//:/}" \
 	sh -c "tr -d ':' < /sys/class/infiniband/rddp0/ports/1/gids/0"

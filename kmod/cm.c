@@ -475,6 +475,7 @@ void rddp_cep_deliver(struct rddp_cep *cep, struct iw_cm_id *id,
 /* A setup that failed, in the counters and on the monitor group. */
 static void rddp_cep_account_failure(struct rddp_cep *cep, int status)
 {
+	struct rddp_notify n = { .type = RDDP_NOTIFY_CONN_FAILED };
 	struct sockaddr_storage peer = { 0 };
 	const struct sockaddr_storage *remote = NULL;
 
@@ -485,7 +486,10 @@ static void rddp_cep_account_failure(struct rddp_cep *cep, int status)
 	else if (cep->sock &&
 		 kernel_getpeername(cep->sock, (struct sockaddr *)&peer) > 0)
 		remote = &peer;
-	rddp_genl_conn_failed(cep->rdev, remote, status);
+	n.rdev = cep->rdev;
+	n.remote = remote;
+	n.err = status;
+	rddp_notify(&n);
 }
 
 /*

@@ -59,6 +59,8 @@ struct rddp_stream;
 /**
  * struct rddp_llp_ops - what a stream asks of its lower-layer protocol
  * @name: the LLP's name, for messages
+ * @transport: the uapi's enum rddp_transport of the LLP, which rddpctl
+ *	and `rdma resource` report (rddp_stream_transport())
  * @mo_in_order: the LLP hands up a message's DDP segments in the order the
  *	sender sent them and senders send them in MO order (MPA over TCP),
  *	so each must start where the octets placed so far end; without it
@@ -100,6 +102,7 @@ struct rddp_stream;
  */
 struct rddp_llp_ops {
 	const char *name;
+	u8 transport;
 	bool mo_in_order;
 	void (*start)(struct rddp_stream *s);
 	void (*rx_drain)(struct rddp_stream *s);

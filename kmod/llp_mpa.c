@@ -27,6 +27,7 @@
 #include <linux/uio.h>
 #include <net/sock.h>
 #include <net/tcp.h>
+#include <uapi/linux/rddp_netlink.h>
 
 #include "cm.h"
 #include "compat.h"
@@ -493,6 +494,7 @@ static void rddp_mpa_close(struct rddp_stream *s, bool graceful)
 
 const struct rddp_llp_ops rddp_llp_mpa = {
 	.name = "mpa",
+	.transport = RDDP_TRANSPORT_TCP,
 	.mo_in_order = true,	/* TCP keeps the sender's order */
 	.start = rddp_mpa_start,
 	.rx_drain = rddp_mpa_rx_drain,

@@ -68,6 +68,7 @@
 #include <linux/uio.h>
 #include <net/sctp/sctp.h>
 #include <net/sock.h>
+#include <uapi/linux/rddp_netlink.h>
 
 #include "cm.h"
 #include "compat.h"
@@ -1149,6 +1150,7 @@ static void rddp_sctp_close(struct rddp_stream *s, bool graceful)
 
 const struct rddp_llp_ops rddp_llp_sctp = {
 	.name = "sctp",
+	.transport = RDDP_TRANSPORT_SCTP,
 	.start = rddp_sctp_start,
 	.rx_drain = rddp_sctp_rx_drain,
 	.closed = rddp_sctp_closed,

@@ -145,6 +145,12 @@ static void rddp_qp_last_wqe(struct rddp_qp *qp)
  */
 static void rddp_qp_set_state(struct rddp_qp *qp, enum ib_qp_state state)
 {
+	struct rddp_notify n = {
+		.type = RDDP_NOTIFY_QP_STATE,
+		.rdev = qp->rdev,
+		.qpn = qp->base.qp_num,
+		.qp_state = state,
+	};
 	unsigned long fl;
 
 	lockdep_assert_held(&qp->state_lock);
@@ -160,7 +166,7 @@ static void rddp_qp_set_state(struct rddp_qp *qp, enum ib_qp_state state)
 		qp->connected = false;
 	spin_unlock(&qp->rq_lock);
 	spin_unlock_irqrestore(&qp->sq_lock, fl);
-	rddp_genl_qp_state(qp, state);
+	rddp_notify(&n);
 }
 
 /*
@@ -688,17 +694,6 @@ int rddp_post_recv(struct ib_qp *base, const struct ib_recv_wr *wr,
 }
 
 /* ---- references, iw_cm hooks ---- */
-
-void rddp_qp_get(struct rddp_qp *qp)
-{
-	refcount_inc(&qp->ref);
-}
-
-void rddp_qp_put(struct rddp_qp *qp)
-{
-	if (refcount_dec_and_test(&qp->ref))
-		complete(&qp->freed);
-}
 
 struct rddp_qp *rddp_qp_get_by_qpn(struct rddp_device *rdev, u32 qpn)
 {

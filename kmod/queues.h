@@ -294,13 +294,24 @@ struct rddp_qp *rddp_qp_get_by_qpn(struct rddp_device *rdev, u32 qpn);
  * rddp_qp_get() - take a reference on a QP
  * @qp: the QP
  */
-void rddp_qp_get(struct rddp_qp *qp);
+static inline void rddp_qp_get(struct rddp_qp *qp)
+{
+	refcount_inc(&qp->ref);
+}
 
 /**
  * rddp_qp_put() - drop a reference on a QP; the last wakes destroy_qp
  * @qp: the QP
+ *
+ * Inline here, beside the reference's rule (struct rddp_qp), so that the
+ * files that look QPs up (genl.c, res.c, the CM) drop what they took
+ * without calling into qp.c.
  */
-void rddp_qp_put(struct rddp_qp *qp);
+static inline void rddp_qp_put(struct rddp_qp *qp)
+{
+	if (refcount_dec_and_test(&qp->ref))
+		complete(&qp->freed);
+}
 
 /**
  * rddp_qp_sq_next() - take the SQE at the head of the SQ

@@ -176,9 +176,17 @@ static const enum rddp_stat rddp_term_stat[2][3] = {
 void rddp_stream_term_account(struct rddp_stream *s, bool rx,
 			      const struct rddp_term_info *t)
 {
+	struct rddp_notify n = {
+		.type = RDDP_NOTIFY_TERM,
+		.rdev = s->qp->rdev,
+		.qpn = s->qp->base.qp_num,
+		.term_sent = !rx,
+		.term = t,
+	};
+
 	if (t->layer <= RDDP_TERM_LAYER_LLP)
 		rddp_stat_inc(s->qp->rdev, rddp_term_stat[rx][t->layer]);
-	rddp_genl_term(s->qp, !rx, t);
+	rddp_notify(&n);
 }
 
 static void rddp_stream_term_sent(struct rddp_stream *s)

@@ -1,0 +1,31 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rddp's one notification entry point (rddp.h, rddp_notify()). The code
+ * where things happen (device.c, qp.c, stream.c, cm.c) reports them here,
+ * and the genl family (genl.c), which registers itself at module init,
+ * hears them: neither side names a function of the other, so the family
+ * stays above the code it observes.
+ *
+ * Lifetime: rddp_genl_init() registers the observer and rddp_genl_exit()
+ * removes it, which main.c runs before rddp_device_init() and after
+ * rddp_device_exit(). Every event concerns a device
+ * (rdev), and none is raised before the first device exists or after the
+ * last is gone, so the pointer never changes while an event runs: it
+ * needs no lock, only READ_ONCE/WRITE_ONCE for the compiler.
+ */
+#include "rddp.h"
+
+static void (*rddp_observer)(const struct rddp_notify *n);
+
+void rddp_notify_register(void (*fn)(const struct rddp_notify *n))
+{
+	WRITE_ONCE(rddp_observer, fn);
+}
+
+void rddp_notify(const struct rddp_notify *n)
+{
+	void (*fn)(const struct rddp_notify *n) = READ_ONCE(rddp_observer);
+
+	if (fn)
+		fn(n);
+}

@@ -22,7 +22,8 @@
  *    iw_* calls and device stop. Lock order: cep->lock -> qp->state_lock
  *    (the CM moves the QP with rddp_qp_connected() and rddp_qp_to_error()).
  *    Code under qp->state_lock never takes cep->lock: the QP reports the
- *    end of its stream with rddp_cep_event(), which only queues work.
+ *    end of its stream through the endpoint's struct rddp_conn
+ *    (queues.h, rddp_conn_event()), which only queues work.
  *  - Socket callbacks and the timer only set bits in cep->events and queue
  *    cep->work; all decisions are made in the work, in process context.
  *  - cep->ref (kref): one for the creator until close, one per queued work
@@ -49,7 +50,7 @@
 #include <rddp/mpa_frame.h>
 #include <uapi/linux/rddp_netlink.h>
 
-#include "cm_priv.h"
+#include "cep.h"
 #include "llp.h"
 #include "sctp_link.h"
 #include "trace.h"
@@ -67,6 +68,8 @@ static const char *const rddp_cep_state_names[RDDP_CEP_STATE_MAX] = {
 
 static void rddp_cep_work(struct work_struct *work);
 static void rddp_cep_timer(struct work_struct *work);
+static const struct rddp_conn_ops rddp_cep_conn_ops;
+static const struct rddp_cep_upcalls rddp_cep_upcalls;
 
 /* Live endpoints; every one is freed before module exit (rddp_cm_exit()). */
 static atomic_t rddp_cep_count = ATOMIC_INIT(0);
@@ -95,6 +98,8 @@ struct rddp_cep *rddp_cep_alloc(struct rddp_device *rdev)
 	if (!cep)
 		return NULL;
 	atomic_inc(&rddp_cep_count);
+	cep->conn.ops = &rddp_cep_conn_ops;
+	cep->up = &rddp_cep_upcalls;
 	kref_init(&cep->ref);
 	mutex_init(&cep->lock);
 	INIT_LIST_HEAD(&cep->listen_entry);
@@ -120,12 +125,12 @@ static void rddp_cep_free(struct kref *ref)
 	atomic_dec(&rddp_cep_count);
 }
 
-void rddp_cep_get(struct rddp_cep *cep)
+static void rddp_cep_get(struct rddp_cep *cep)
 {
 	kref_get(&cep->ref);
 }
 
-void rddp_cep_put(struct rddp_cep *cep)
+static void rddp_cep_put(struct rddp_cep *cep)
 {
 	kref_put(&cep->ref, rddp_cep_free);
 }
@@ -176,11 +181,36 @@ void rddp_cep_queue(struct rddp_cep *cep)
 		rddp_cep_put(cep);
 }
 
-void rddp_cep_event(struct rddp_cep *cep, enum rddp_cep_event ev)
+static void rddp_cep_event(struct rddp_cep *cep, enum rddp_cep_event ev)
 {
 	set_bit(ev, &cep->events);
 	rddp_cep_queue(cep);
 }
+
+/*
+ * The endpoint as the QP and its stream see it (struct rddp_conn,
+ * queues.h): they report through these and never call the CM by name.
+ */
+static void rddp_cep_conn_event(struct rddp_conn *c, enum rddp_cep_event ev)
+{
+	rddp_cep_event(container_of(c, struct rddp_cep, conn), ev);
+}
+
+static void rddp_cep_conn_get(struct rddp_conn *c)
+{
+	rddp_cep_get(container_of(c, struct rddp_cep, conn));
+}
+
+static void rddp_cep_conn_put(struct rddp_conn *c)
+{
+	rddp_cep_put(container_of(c, struct rddp_cep, conn));
+}
+
+static const struct rddp_conn_ops rddp_cep_conn_ops = {
+	.event = rddp_cep_conn_event,
+	.get = rddp_cep_conn_get,
+	.put = rddp_cep_conn_put,
+};
 
 void rddp_cep_timer_start(struct rddp_cep *cep, unsigned long delay)
 {
@@ -279,27 +309,6 @@ static int rddp_sock_create(struct rddp_cep *cep, int family,
 	(*sock)->sk->sk_sndtimeo = rddp_mpa_timeout();
 	(*sock)->sk->sk_rcvtimeo = rddp_mpa_timeout();
 	return 0;
-}
-
-/*
- * Our sockets are kernel sockets: they hold no reference to their network
- * namespace, and tcp_close() stops the retransmission timers of such a
- * socket (6.1.85: "tcp: properly terminate timers for kernel sockets"). A
- * graceful close's FIN, or the last data before it, is then sent once and
- * never again: if the network loses it, the peer never learns that the
- * connection is over, and its QP stays connected for good (seen with
- * tools/vm/uml-wire.py --loss 2: a server QP or two in 64 connections
- * closed). So the socket takes the reference a user socket has, as mptcp's
- * subflows do, for the rest of its life as an orphan: TCP retransmits and
- * times out as for any socket, and frees it, and the reference, when done
- * (compat.h: how the reference is taken differs between 6.1 and 6.12). A
- * namespace already being dismantled gives no reference: its sockets go
- * without retransmissions, as before.
- */
-void rddp_sock_release(struct socket *sock)
-{
-	rddp_sk_hold_net(sock->sk);
-	sock_release(sock);
 }
 
 int rddp_addr_len(const struct sockaddr_storage *a)
@@ -521,7 +530,7 @@ void rddp_cep_fail(struct rddp_cep *cep, int status)
 		cep->listen_id = NULL;
 	}
 	if (cep->qp) {
-		rddp_qp_connect_end(cep->qp, cep);
+		rddp_qp_connect_end(cep->qp, &cep->conn);
 		rddp_qp_put(cep->qp);
 		cep->qp = NULL;
 	}
@@ -629,7 +638,7 @@ int rddp_cep_go_rts(struct rddp_cep *cep, const struct rddp_stream_params *p)
 	}
 	rddp_sock_addrs(cep->sock, &cep->laddr, &cep->raddr);
 	sock = rddp_cep_sock_detach(cep);
-	ret = rddp_qp_connected(qp, s, sock, cep, &closed);
+	ret = rddp_qp_connected(qp, s, sock, &cep->conn, &closed);
 	if (ret) {
 		cep->sock = sock;	/* still ours: closed by the caller */
 		rddp_cep_sock_attach(cep, sock);
@@ -1042,6 +1051,15 @@ static int rddp_cep_tcp_connect(struct rddp_cep *cep, struct iw_cm_id *id,
 	return rddp_cep_bind_connect(cep, id, sock, laddr, raddr);
 }
 
+/* What a transport's setup calls back (cep.h): cep->up. */
+static const struct rddp_cep_upcalls rddp_cep_upcalls = {
+	.bind_connect = rddp_cep_bind_connect,
+	.deliver = rddp_cep_deliver,
+	.fail = rddp_cep_fail,
+	.got_request = rddp_cep_got_request_event,
+	.go_rts = rddp_cep_go_rts,
+};
+
 int rddp_iw_connect(struct iw_cm_id *id, struct iw_cm_conn_param *param)
 {
 	struct rddp_device *rdev = to_rddp_dev(id->device);
@@ -1080,7 +1098,7 @@ int rddp_iw_connect(struct iw_cm_id *id, struct iw_cm_conn_param *param)
 	cep->settings = set;	/* the one pd_max was checked against */
 	cep->active = true;
 	cep->qp = qp;
-	ret = rddp_qp_connect_begin(qp, cep);
+	ret = rddp_qp_connect_begin(qp, &cep->conn);
 	if (ret)
 		goto err;
 	cep->ird = param->ird ? param->ird : 1;
@@ -1594,17 +1612,14 @@ void rddp_cm_device_stop(struct rddp_device *rdev)
 	}
 }
 
-struct workqueue_struct *rddp_wq;
-
 int rddp_cm_init(void)
 {
-	rddp_wq = alloc_workqueue("rddp", WQ_UNBOUND | WQ_MEM_RECLAIM, 0);
-	return rddp_wq ? 0 : -ENOMEM;
+	return rddp_wq_init();
 }
 
 void rddp_cm_exit(void)
 {
-	destroy_workqueue(rddp_wq);
+	rddp_wq_exit();
 	/* Every device is gone and the work has run: a leak is a bug. */
 	WARN(atomic_read(&rddp_cep_count), "rddp: %d connection endpoints leaked\n",
 	     atomic_read(&rddp_cep_count));

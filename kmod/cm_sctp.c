@@ -56,7 +56,7 @@
 #include <net/sctp/sctp.h>
 #include <net/sock.h>
 
-#include "cm_priv.h"
+#include "cep.h"
 #include "sctp_link.h"
 
 /* The peer's IRD/ORD prefix and ULP private data (wire-sctp.md). */
@@ -159,7 +159,7 @@ static void rddp_sctp_cm_fail(struct rddp_cep *cep, int status,
 		rddp_sctp_drop_unread(cep->link);	/* else close ABORTs */
 		cep->sctp_graceful = true;
 	}
-	rddp_cep_fail(cep, status);
+	cep->up->fail(cep, status);
 }
 
 /*
@@ -320,7 +320,7 @@ int rddp_sctp_cm_connect(struct rddp_cep *cep, struct iw_cm_id *id,
 	if (ret)
 		return ret;
 	sock->sk->sk_sndtimeo = rddp_mpa_timeout();
-	ret = rddp_cep_bind_connect(cep, id, sock, laddr, raddr);
+	ret = cep->up->bind_connect(cep, id, sock, laddr, raddr);
 	if (!ret)
 		cep->link->sock = sock;
 	return ret;
@@ -360,10 +360,10 @@ static int rddp_sctp_cm_got_accept(struct rddp_cep *cep,
 	/* The link is the stream's from RTS on: keep the data first. */
 	if (pd_len)
 		memcpy(cep->pd, conn->ulp, pd_len);
-	ret = rddp_cep_go_rts(cep, &p);
+	ret = cep->up->go_rts(cep, &p);
 	if (ret)
 		return ret;
-	rddp_cep_deliver(cep, id, IW_CM_EVENT_CONNECT_REPLY, 0, cep->pd,
+	cep->up->deliver(cep, id, IW_CM_EVENT_CONNECT_REPLY, 0, cep->pd,
 			 pd_len, NULL);
 	return 1;
 }
@@ -398,11 +398,11 @@ static int rddp_sctp_cm_rejected(struct rddp_cep *cep)
 {
 	struct iw_cm_id *id = cep->cm_id;
 
-	rddp_cep_deliver(cep, id, IW_CM_EVENT_CONNECT_REPLY, -ECONNREFUSED,
+	cep->up->deliver(cep, id, IW_CM_EVENT_CONNECT_REPLY, -ECONNREFUSED,
 			 NULL, 0, cep->sock);
 	id->rem_ref(id);
 	cep->cm_id = NULL;
-	rddp_cep_fail(cep, 0);
+	cep->up->fail(cep, 0);
 	return 1;
 }
 
@@ -456,7 +456,7 @@ static int rddp_sctp_cm_got_initiate(struct rddp_cep *cep,
 	if (cep->pd_len)
 		memcpy(cep->pd, conn->ulp, cep->pd_len);
 	cep->peer_conn.ulp = cep->pd;
-	rddp_cep_got_request_event(cep, cep->pd, cep->pd_len, conn->ird,
+	cep->up->got_request(cep, cep->pd, cep->pd_len, conn->ird,
 				   conn->ord);
 	return 1;
 }
@@ -489,7 +489,7 @@ int rddp_sctp_cm_accept(struct rddp_cep *cep, struct iw_cm_conn_param *param)
 		return ret;
 	qp->ird = p.ird;
 	qp->ord = p.ord;
-	return rddp_cep_go_rts(cep, &p);
+	return cep->up->go_rts(cep, &p);
 }
 
 /* §3.4: a Terminate answers the Initiate; the ULP's data cannot go with it. */
@@ -652,7 +652,7 @@ void rddp_sctp_cm_setup_event(struct rddp_cep *cep)
 		 * Only the association's end matters here.
 		 */
 		if (cep->sock->sk->sk_state != SCTP_SS_ESTABLISHED)
-			rddp_cep_fail(cep, -ECONNRESET);
+			cep->up->fail(cep, -ECONNRESET);
 		return;
 	}
 	for (i = 0; !ret && i < RDDP_SCTP_CM_BUDGET; i++)

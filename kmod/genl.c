@@ -4,7 +4,7 @@
  * Documentation/netlink-api.md): device settings and counters, connected
  * QPs, and events on the "monitor" multicast group.
  *
- * The family hears what happens through rddp_notify() (rddp.h, notify.c),
+ * The family hears what happens through rddp_notify() (rddp.h, base.c),
  * the observer it registers at init: it names no function of the code it
  * reports on, nor does that code name one of it.
  *

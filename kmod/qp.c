@@ -10,7 +10,6 @@
 #include <rdma/siw-abi.h>
 #include <rdma/uverbs_ioctl.h>
 
-#include "cm.h"
 #include "rddp.h"
 #include "queues.h"
 #include "stream.h"
@@ -183,7 +182,7 @@ static void rddp_qp_stream_end(struct rddp_qp *qp, bool graceful)
 	if (!s || s->stopped)
 		return;
 	rddp_stream_stop(s, graceful);
-	rddp_cep_event(s->cep, RDDP_CEP_EV_STREAM_CLOSED);
+	rddp_conn_event(s->conn, RDDP_CEP_EV_STREAM_CLOSED);
 }
 
 /* ---- create / destroy ---- */
@@ -338,7 +337,7 @@ int rddp_destroy_qp(struct ib_qp *base, struct ib_udata *udata)
 	 * CONNECT_REPLY, and the wait below waits for local work only.
 	 */
 	if (qp->connecting)
-		rddp_cep_event(qp->connecting, RDDP_CEP_EV_QP_DESTROYED);
+		rddp_conn_event(qp->connecting, RDDP_CEP_EV_QP_DESTROYED);
 	qp->connecting = NULL;
 	rddp_qp_stream_end(qp, false);
 	rddp_qp_set_state(qp, IB_QPS_RESET);
@@ -727,7 +726,7 @@ void rddp_iw_rem_ref(struct ib_qp *qp)
 /* ---- data path and CM API (queues.h) ---- */
 
 int rddp_qp_connected(struct rddp_qp *qp, struct rddp_stream *s,
-		      struct socket *sock, struct rddp_cep *cep, bool *closed)
+		      struct socket *sock, struct rddp_conn *conn, bool *closed)
 {
 	int ret = 0;
 
@@ -739,11 +738,11 @@ int rddp_qp_connected(struct rddp_qp *qp, struct rddp_stream *s,
 		cancel_work_sync(&qp->tx_work);
 		mutex_lock(&qp->tx_mutex);	/* no doorbell holds the old one */
 		rddp_stream_free(qp->stream);
-		rddp_stream_start(s, sock, cep);
+		rddp_stream_start(s, sock, conn);
 		WRITE_ONCE(qp->stream, s);
 		mutex_unlock(&qp->tx_mutex);
 		qp->connected = true;
-		if (qp->connecting == cep)
+		if (qp->connecting == conn)
 			qp->connecting = NULL;	/* the stream reports now */
 		rddp_qp_set_state(qp, IB_QPS_RTS);
 		/*
@@ -760,7 +759,7 @@ int rddp_qp_connected(struct rddp_qp *qp, struct rddp_stream *s,
 	return ret;
 }
 
-int rddp_qp_connect_begin(struct rddp_qp *qp, struct rddp_cep *cep)
+int rddp_qp_connect_begin(struct rddp_qp *qp, struct rddp_conn *conn)
 {
 	int ret = 0;
 
@@ -768,15 +767,15 @@ int rddp_qp_connect_begin(struct rddp_qp *qp, struct rddp_cep *cep)
 	if (qp->destroyed || qp->connecting)
 		ret = -EINVAL;
 	else
-		qp->connecting = cep;
+		qp->connecting = conn;
 	mutex_unlock(&qp->state_lock);
 	return ret;
 }
 
-void rddp_qp_connect_end(struct rddp_qp *qp, struct rddp_cep *cep)
+void rddp_qp_connect_end(struct rddp_qp *qp, struct rddp_conn *conn)
 {
 	mutex_lock(&qp->state_lock);
-	if (qp->connecting == cep)
+	if (qp->connecting == conn)
 		qp->connecting = NULL;
 	mutex_unlock(&qp->state_lock);
 }

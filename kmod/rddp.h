@@ -473,7 +473,7 @@ struct rddp_notify {
  *
  * The one way the device, QP, stream and CM code tell the genl family
  * (genl.c) what happened: they name no function of it, and it names none
- * of theirs, so the family sits above them all (notify.c). DEV_ADDED and
+ * of theirs, so the family sits above them all (base.c). DEV_ADDED and
  * DEV_REMOVED come in process context and the observer may sleep for
  * them; every other event may come from any context (a QP state change
  * under queue spinlocks, a Terminate received in softirq), and the
@@ -487,9 +487,29 @@ void rddp_notify(const struct rddp_notify *n);
  *
  * The genl family installs it at module init, before the first device can
  * exist, and removes it at module exit, after the last is gone (main.c's
- * order), so an event never races the change (notify.c).
+ * order), so an event never races the change (base.c).
  */
 void rddp_notify_register(void (*fn)(const struct rddp_notify *n));
+
+/*
+ * The unbound workqueue the CM's connection work, stream teardown and the
+ * SCTP LLP's receive work run on (base.c); it lives from rddp_cm_init()
+ * to rddp_cm_exit().
+ */
+extern struct workqueue_struct *rddp_wq;
+
+/**
+ * rddp_wq_init() - allocate rddp_wq (rddp_cm_init())
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int rddp_wq_init(void);
+
+/**
+ * rddp_wq_exit() - destroy rddp_wq once every device is gone, after its
+ * work has run (rddp_cm_exit())
+ */
+void rddp_wq_exit(void);
 
 /**
  * rddp_device_init() - module init: follow siw's module loads (device.c

@@ -8,7 +8,6 @@
 #include <linux/slab.h>
 #include <net/sock.h>
 
-#include "cm.h"
 #include "rddp.h"
 #include "stream.h"
 #include "trace.h"
@@ -51,6 +50,7 @@ struct rddp_stream *rddp_stream_alloc(struct rddp_qp *qp,
 	}
 	s->qp = qp;
 	s->llp = llp;
+	s->up = &rddp_stream_upcalls;
 	spin_lock_init(&s->lock);
 	timer_setup(&s->rx_stall_timer, rddp_stream_stall_timer, 0);
 	atomic_set(&s->term_set, 0);
@@ -83,8 +83,8 @@ void rddp_stream_free(struct rddp_stream *s)
 	if (!s)
 		return;
 	WARN_ON(s->sock);
-	if (s->cep)
-		rddp_cep_put(s->cep);
+	if (s->conn)
+		rddp_conn_put(s->conn);
 	/* Lock-free readers of qp->stream hold rcu_read_lock() (stream.h). */
 	call_rcu(&s->rcu, rddp_stream_free_rcu);
 }
@@ -129,10 +129,10 @@ static void rddp_stream_stall_timer(struct timer_list *t)
 }
 
 int rddp_stream_start(struct rddp_stream *s, struct socket *sock,
-		      struct rddp_cep *cep)
+		      struct rddp_conn *conn)
 {
-	rddp_cep_get(cep);
-	s->cep = cep;
+	rddp_conn_get(conn);
+	s->conn = conn;
 	s->sock = sock;
 	sock->sk->sk_sndtimeo = RDDP_TERM_SEND_TIMEOUT;
 	kernel_getsockname(sock, (struct sockaddr *)&s->laddr);
@@ -165,7 +165,7 @@ void rddp_stream_error(struct rddp_stream *s, enum rddp_err err,
 				    rddp_errors[err].layer == RDDP_TERM_LAYER_RDMAP ?
 				    "RDMAP" : rddp_errors[err].layer ==
 				    RDDP_TERM_LAYER_DDP ? "DDP" : "MPA");
-	rddp_cep_event(s->cep, RDDP_CEP_EV_STREAM_ERROR);
+	rddp_conn_event(s->conn, RDDP_CEP_EV_STREAM_ERROR);
 }
 
 static const enum rddp_stat rddp_term_stat[2][3] = {
@@ -229,3 +229,19 @@ void rddp_stream_stop(struct rddp_stream *s, bool graceful)
 	rddp_rx_flush(s);
 	s->llp->close(s, graceful);
 }
+
+/*
+ * The engines' entry points an LLP calls back (llp.h), named here, where
+ * the stream gives them to it, so that no LLP names qp_rx.c, qp_tx.c or
+ * this file.
+ */
+const struct rddp_llp_upcalls rddp_stream_upcalls = {
+	.rx = &rddp_ddp_rx_ops,
+	.rx_batch_end = rddp_rx_batch_end,
+	.rx_place_tagged = rddp_rx_place_tagged,
+	.rx_tagged_placed = rddp_rx_tagged_placed,
+	.tx_kick = rddp_tx_kick,
+	.tx_reap = rddp_sqw_reap,
+	.error = rddp_stream_error,
+	.peer_late = rddp_stream_peer_late,
+};

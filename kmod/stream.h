@@ -50,8 +50,6 @@
 #include "queues.h"
 #include "sg.h"
 
-struct rddp_cep;
-
 /*
  * Segments with at most this much payload are copied into the stream before
  * their CRC is computed, so the CRC always matches the bytes sent even when
@@ -190,8 +188,11 @@ struct rddp_stream_params {
 /**
  * struct rddp_stream - the data path of one connected QP
  * @qp: its QP
- * @cep: the connection endpoint, referenced; for error reports to the CM
+ * @conn: the connection endpoint, referenced; for error reports to the CM
+ *	(queues.h: the CM's callbacks, struct rddp_conn)
  * @llp: the lower-layer protocol's operations (llp.h)
+ * @up: what the LLP calls back (llp.h): the engines' entry points,
+ *	&rddp_stream_upcalls
  * @sock: the connection's socket, the LLP's from start until close
  * @sctp: llp_sctp.c: the DDP Stream on the association (sctp_link.h), the
  *	stream's with @sock; NULL over MPA
@@ -308,8 +309,9 @@ struct rddp_stream_params {
  */
 struct rddp_stream {
 	struct rddp_qp *qp;
-	struct rddp_cep *cep;
+	struct rddp_conn *conn;
 	const struct rddp_llp_ops *llp;
+	const struct rddp_llp_upcalls *up;
 	struct socket *sock;
 	struct rddp_sctp_link *sctp;
 	struct rddp_stream_params p;
@@ -596,7 +598,7 @@ void rddp_stream_free(struct rddp_stream *s);
  * rddp_stream_start() - take over a connected socket: full operation
  * @s: the stream
  * @sock: the connection's socket, after MPA setup
- * @cep: the connection endpoint, referenced for error reports
+ * @conn: the connection endpoint, referenced for error reports
  *
  * Records the endpoints, then has the LLP take over (llp.h, start: the
  * liveness bound, MULPDU, the socket's callbacks). Process context, under
@@ -605,7 +607,7 @@ void rddp_stream_free(struct rddp_stream *s);
  * Return: 0.
  */
 int rddp_stream_start(struct rddp_stream *s, struct socket *sock,
-		      struct rddp_cep *cep);
+		      struct rddp_conn *conn);
 
 /**
  * rddp_stream_stop() - end both engines for good and close the socket
@@ -699,6 +701,10 @@ u8 rddp_stream_transport(const struct rddp_stream *s);
  */
 bool rddp_stream_ssns(const struct rddp_stream *s, u16 *tx, u16 *rx);
 
-extern struct workqueue_struct *rddp_wq;
+/*
+ * The upcalls every stream gives its LLP (llp.h, stream.c): the entry
+ * points above, in one table.
+ */
+extern const struct rddp_llp_upcalls rddp_stream_upcalls;
 
 #endif /* RDDP_STREAM_H */

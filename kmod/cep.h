@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * What cm.c (the iw_cm calls, endpoints, MPA over TCP) and cm_sctp.c (DDP
- * Stream Sessions over SCTP, draft-ietf-rddp-sctp-00 §3) share: the
- * connection endpoint and the helpers both transports set up connections
- * with. The locking and lifetime rules are cm.c's (its header comment).
+ * The connection endpoint, what cm.c (the iw_cm calls, endpoints, MPA over
+ * TCP) and cm_sctp.c (DDP Stream Sessions over SCTP,
+ * draft-ietf-rddp-sctp-00 §3) share: struct rddp_cep and the callbacks
+ * the CM gives a transport's setup (struct rddp_cep_upcalls), which reaches
+ * the CM through them alone, never by name. The locking and lifetime rules
+ * are cm.c's (its header comment).
  */
-#ifndef RDDP_CM_PRIV_H
-#define RDDP_CM_PRIV_H
+#ifndef RDDP_CEP_H
+#define RDDP_CEP_H
 
 #include <linux/kref.h>
 #include <linux/mutex.h>
@@ -19,7 +21,39 @@
 #include "rddp.h"
 #include "stream.h"
 
+struct rddp_cep;
 struct rddp_sctp_link;
+
+/**
+ * struct rddp_cep_upcalls - what the CM gives a transport's setup to call
+ * back (cep->up, cm.c's rddp_cep_upcalls); each runs with cep->lock held
+ * @bind_connect: bind @sock (created by the transport) to @laddr, give it
+ *	to the endpoint and start connecting to @raddr, @id referenced. Takes
+ *	@sock: on failure it is released or the endpoint's. Return: 0 or a
+ *	negative errno
+ * @deliver: deliver an iw_cm event of @type to @id, with private data
+ *	@pd (@pd_len octets) and the addresses of @sock, or the endpoint's
+ * @fail: end a connection attempt with the CM event it owes (status
+ *	@status on the active side's CONNECT_REPLY) and close the socket
+ * @got_request: the peer's request, to the listening cm_id, as
+ *	CONNECT_REQUEST with @pd and the peer's @ird and @ord
+ * @go_rts: hand the socket to the QP's stream with the negotiated @p: the
+ *	QP reaches RTS. Return: 0 or a negative errno (the socket is still
+ *	the endpoint's)
+ */
+struct rddp_cep_upcalls {
+	int (*bind_connect)(struct rddp_cep *cep, struct iw_cm_id *id,
+			    struct socket *sock, struct sockaddr_storage *laddr,
+			    struct sockaddr_storage *raddr);
+	void (*deliver)(struct rddp_cep *cep, struct iw_cm_id *id,
+			enum iw_cm_event_type type, int status,
+			const void *pd, u16 pd_len, struct socket *sock);
+	void (*fail)(struct rddp_cep *cep, int status);
+	void (*got_request)(struct rddp_cep *cep, const void *pd, u16 pd_len,
+			    u16 ird, u16 ord);
+	int (*go_rts)(struct rddp_cep *cep,
+		      const struct rddp_stream_params *p);
+};
 
 /* Bound on the ULP's answer (accept/reject) to a connection request. */
 #define RDDP_ACCEPT_TIMEOUT	(60 * HZ)
@@ -45,6 +79,8 @@ enum {
 };
 
 struct rddp_cep {
+	struct rddp_conn conn;		/* what the QP and stream call back */
+	const struct rddp_cep_upcalls *up; /* what a transport calls back */
 	struct kref ref;
 	struct rddp_device *rdev;	/* NULL once off rdev->cep_list */
 	struct list_head dev_entry;
@@ -130,4 +166,4 @@ bool rddp_sctp_cm_accept_ready(struct socket *sock);
 void rddp_sctp_bind_more(struct rddp_device *rdev, struct socket *sock,
 			 const struct sockaddr_storage *bound);
 
-#endif /* RDDP_CM_PRIV_H */
+#endif /* RDDP_CEP_H */

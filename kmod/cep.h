@@ -1,11 +1,26 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The connection endpoint, what cm.c (the iw_cm calls, endpoints, MPA over
- * TCP) and cm_sctp.c (DDP Stream Sessions over SCTP,
- * draft-ietf-rddp-sctp-00 §3) share: struct rddp_cep and the callbacks
- * the CM gives a transport's setup (struct rddp_cep_upcalls), which reaches
- * the CM through them alone, never by name. The locking and lifetime rules
- * are cm.c's (its header comment).
+ * The connection endpoint and the boundary between the transport-neutral
+ * CM (cm.c: the iw_cm calls, endpoints, references, timers, events, the
+ * hand-over to the QP) and each transport's connection setup below it, as
+ * llp.h is for the data path:
+ *
+ *  - cm_mpa.c: MPA over TCP (RFC 5044 §7.1, RFC 6581), the iwpm mapping;
+ *  - cm_sctp.c: DDP Stream Sessions over SCTP (draft-ietf-rddp-sctp-00
+ *    §3): the association, the adaptation indication, Initiate, Accept
+ *    and Terminate.
+ *
+ * The CM calls a transport through its table, struct rddp_cm_transport;
+ * cm_transports.c lists the tables by the device's `transport` setting, so
+ * a third transport is one file and one entry there. A transport calls the
+ * CM back through what the CM gave each endpoint, cep->up (struct
+ * rddp_cep_upcalls), never by name.
+ *
+ * Locking and lifetime are cm.c's (its header comment): every operation of
+ * either table runs in process context with cep->lock held (the CM's work
+ * or an iw_cm call), unless it says otherwise, and may sleep. A
+ * transport's state for one connection lives in the same allocation as
+ * the endpoint (cep_size, struct rddp_cep first) and goes with it.
  */
 #ifndef RDDP_CEP_H
 #define RDDP_CEP_H
@@ -13,24 +28,24 @@
 #include <linux/kref.h>
 #include <linux/mutex.h>
 #include <linux/workqueue.h>
+#include <net/ipv6.h>
 #include <net/sock.h>
-#include <rddp/mpa_frame.h>
-#include <rddp/sctp.h>
+#include <uapi/linux/rddp_netlink.h>
 
 #include "cm.h"
 #include "rddp.h"
 #include "stream.h"
 
 struct rddp_cep;
-struct rddp_sctp_link;
 
 /**
  * struct rddp_cep_upcalls - what the CM gives a transport's setup to call
  * back (cep->up, cm.c's rddp_cep_upcalls); each runs with cep->lock held
  * @bind_connect: bind @sock (created by the transport) to @laddr, give it
- *	to the endpoint and start connecting to @raddr, @id referenced. Takes
- *	@sock: on failure it is released or the endpoint's. Return: 0 or a
- *	negative errno
+ *	to the endpoint and start connecting to @raddr, @id referenced; the
+ *	transport's bound() runs between bind and connect. Takes @sock: on
+ *	failure it is released or the endpoint's. Return: 0 or a negative
+ *	errno
  * @deliver: deliver an iw_cm event of @type to @id, with private data
  *	@pd (@pd_len octets) and the addresses of @sock, or the endpoint's
  * @fail: end a connection attempt with the CM event it owes (status
@@ -60,12 +75,17 @@ struct rddp_cep_upcalls {
 /* iw_cm_event.private_data_len is a u8. */
 #define RDDP_EVENT_PD_MAX	255
 
+/*
+ * An endpoint's state. The names are the transports' common steps: a
+ * transport's setup moves an endpoint between CONNECTING and AWAIT_ACCEPT
+ * as its exchange goes; the CM moves it to LISTEN, CONNECTED and CLOSED.
+ */
 enum rddp_cep_state {
 	RDDP_CEP_IDLE,
 	RDDP_CEP_LISTEN,
-	RDDP_CEP_CONNECTING,		/* active: TCP handshake */
-	RDDP_CEP_AWAIT_REPLY,		/* active: MPA Request sent */
-	RDDP_CEP_AWAIT_REQUEST,		/* passive: reading the MPA Request */
+	RDDP_CEP_CONNECTING,		/* active: the transport connects */
+	RDDP_CEP_AWAIT_REPLY,		/* active: our request sent */
+	RDDP_CEP_AWAIT_REQUEST,		/* passive: reading the peer's request */
 	RDDP_CEP_AWAIT_ACCEPT,		/* passive: CONNECT_REQUEST delivered */
 	RDDP_CEP_CONNECTED,		/* the QP's stream owns the socket */
 	RDDP_CEP_CLOSED,
@@ -78,9 +98,15 @@ enum {
 	RDDP_CEP_EV_TIMEOUT,
 };
 
+/* The most private data either transport carries (cm_*.c check theirs). */
+#define RDDP_CEP_PD_MAX		512
+
+struct rddp_cm_transport;
+
 struct rddp_cep {
 	struct rddp_conn conn;		/* what the QP and stream call back */
 	const struct rddp_cep_upcalls *up; /* what a transport calls back */
+	const struct rddp_cm_transport *xp; /* its transport, for good */
 	struct kref ref;
 	struct rddp_device *rdev;	/* NULL once off rdev->cep_list */
 	struct list_head dev_entry;
@@ -103,25 +129,14 @@ struct rddp_cep {
 	struct work_struct work;
 	struct delayed_work timer;
 
-	/* MPA setup */
-	struct rddp_mpa_frame_rx mpa_rx;
-	struct rddp_mpa_frame peer;	/* peer.pd points into mpa_rx.buf */
 	struct rddp_settings settings;	/* the device's, at creation */
 	u16 ird, ord;			/* what the ULP asked for */
 	u16 pd_len;
 	/* active: our private data; passive over SCTP: the Initiate's */
-	u8 pd[RDDP_MPA_PD_MAX];
+	u8 pd[RDDP_CEP_PD_MAX];
 
 	void (*saved_data_ready)(struct sock *sk);
 	void (*saved_state_change)(struct sock *sk);
-
-	/* DDP over SCTP (cm_sctp.c): the socket is SCTP's, setup is §3's */
-	bool sctp;
-	bool comm_up;			/* SCTP_COMM_UP seen */
-	bool peer_ali;			/* the peer indicated DDP+RDMA (§4.1) */
-	struct rddp_sctp_link *link;	/* until handed to the stream */
-	struct rddp_sctp_conn peer_conn; /* the Initiate's or Accept's IRD/ORD */
-	bool sctp_graceful;		/* ended by our Terminate: no ABORT */
 };
 
 /*
@@ -135,35 +150,115 @@ struct rddp_listen {
 	struct iw_cm_id *id;
 };
 
-/* cm.c: shared by both transports; the caller holds cep->lock where noted */
-struct rddp_cep *rddp_cep_alloc(struct rddp_device *rdev);
-void rddp_cep_queue(struct rddp_cep *cep);
-void rddp_cep_timer_start(struct rddp_cep *cep, unsigned long delay);
-void rddp_cep_sock_attach(struct rddp_cep *cep, struct socket *sock);
-struct socket *rddp_cep_sock_detach(struct rddp_cep *cep);
-int rddp_addr_len(const struct sockaddr_storage *a);
-int rddp_cep_bind_connect(struct rddp_cep *cep, struct iw_cm_id *id,
-			  struct socket *sock, struct sockaddr_storage *laddr,
-			  struct sockaddr_storage *raddr);
-void rddp_cep_deliver(struct rddp_cep *cep, struct iw_cm_id *id,
-		      enum iw_cm_event_type type, int status,
-		      const void *pd, u16 pd_len, struct socket *sock);
-void rddp_cep_fail(struct rddp_cep *cep, int status);
-void rddp_cep_got_request_event(struct rddp_cep *cep, const void *pd,
-				u16 pd_len, u16 ird, u16 ord);
-int rddp_cep_go_rts(struct rddp_cep *cep, const struct rddp_stream_params *p);
+/**
+ * struct rddp_cm_transport - a transport's connection setup, as the CM
+ * calls it (cm_mpa.c, cm_sctp.c)
+ * @name: the transport as the device's setting names it, for messages
+ * @transport: the uapi's enum rddp_transport that picks it: a device set
+ *	to it initiates its connections over it
+ * @llp: the data path's LLP (llp.h) the QP's stream runs over at RTS
+ * @cep_size: the endpoint's allocation: the transport's own structure,
+ *	whose first member is the struct rddp_cep
+ * @listen_always: every listen takes this transport, whatever the
+ *	device's setting, and fails if it cannot (MPA over TCP, iWARP's
+ *	own); another listens only where the device is set to it, and a
+ *	failure to is logged, not returned
+ * @listen_per_address: a wildcard listen is one listener per address the
+ *	netdev has now (SCTP: a wildcard socket would list the namespace's
+ *	every address in its INIT ACK, RFC 4960 §3.3.3); without it, one
+ *	socket on the wildcard, which the transport binds to the netdev
+ * @pd_max: the private data a ULP may give iw_connect under @set
+ * @listen: create @cep's listening socket for @id on @addr (a wildcard
+ *	only without @listen_per_address), bound and listening with
+ *	@backlog. Return: 0 with *@sockp, or a negative errno and nothing
+ *	bound
+ * @accept_ready: whether the listener @lcep has a connection to accept
+ *	without sleeping; NULL: kernel_accept() never sleeps
+ * @accept_one: the listener accepted cep->sock for the new passive @cep
+ *	(AWAIT_REQUEST): prepare to read the peer's request. Return: 0 or a
+ *	negative errno (the CM fails @cep)
+ * @connect: start @cep's connection to @raddr from @laddr for @id:
+ *	create the socket and give it to up->bind_connect. Return: 0 or a
+ *	negative errno
+ * @bound: the socket @sock was bound to @laddr and is neither connected
+ *	nor listening yet (SCTP: multihoming's other addresses); NULL: none
+ * @setup_event: the CM work's socket event (readable, state changed) of
+ *	an endpoint still setting up
+ * @timeout: the setup timer fired (rddp_setup_timeout(), or the ULP's
+ *	answer's bound): end setup, with up->fail at last
+ * @accept: iw_accept: answer the peer's request with @param and go to
+ *	RTS (up->go_rts). Return: 0 or a negative errno (the CM fails @cep)
+ * @reject: refuse the peer's request, with @pd (@pd_len octets) where the
+ *	transport carries it. Return: 0 or a negative errno; the CM closes
+ * @release: the end of a setup (up->fail: @sock detached, about to be
+ *	closed, @status its error) or of the endpoint (@sock NULL, status 0):
+ *	free what the transport holds beyond the socket; NULL: nothing
+ * @hand_over: RTS: give @s what the LLP needs beyond the socket
+ *	(@to_stream), or take it back when the QP refused it; NULL: nothing
+ */
+struct rddp_cm_transport {
+	const char *name;
+	u8 transport;
+	const struct rddp_llp_ops *llp;
+	size_t cep_size;
+	bool listen_always;
+	bool listen_per_address;
+	u16 (*pd_max)(const struct rddp_settings *set);
+	int (*listen)(struct rddp_cep *cep, struct iw_cm_id *id,
+		      struct sockaddr_storage *addr, int backlog,
+		      struct socket **sockp);
+	bool (*accept_ready)(struct rddp_cep *lcep);
+	int (*accept_one)(struct rddp_cep *cep);
+	int (*connect)(struct rddp_cep *cep, struct iw_cm_id *id,
+		       struct sockaddr_storage *laddr,
+		       struct sockaddr_storage *raddr);
+	void (*bound)(struct rddp_cep *cep, struct socket *sock,
+		      const struct sockaddr_storage *laddr);
+	void (*setup_event)(struct rddp_cep *cep);
+	void (*timeout)(struct rddp_cep *cep);
+	int (*accept)(struct rddp_cep *cep, struct iw_cm_conn_param *param);
+	int (*reject)(struct rddp_cep *cep, const void *pd, u8 pd_len);
+	void (*release)(struct rddp_cep *cep, struct socket *sock, int status);
+	void (*hand_over)(struct rddp_cep *cep, struct rddp_stream *s,
+			  bool to_stream);
+};
 
-/* cm_sctp.c */
-int rddp_sctp_cm_connect(struct rddp_cep *cep, struct iw_cm_id *id,
-			 struct sockaddr_storage *laddr,
-			 struct sockaddr_storage *raddr);
-void rddp_sctp_cm_setup_event(struct rddp_cep *cep);
-void rddp_sctp_cm_timeout(struct rddp_cep *cep);
-int rddp_sctp_cm_accept(struct rddp_cep *cep, struct iw_cm_conn_param *param);
-int rddp_sctp_cm_reject(struct rddp_cep *cep);
-int rddp_sctp_cm_accept_one(struct rddp_cep *cep);
-bool rddp_sctp_cm_accept_ready(struct socket *sock);
-void rddp_sctp_bind_more(struct rddp_device *rdev, struct socket *sock,
-			 const struct sockaddr_storage *bound);
+/* MPA over TCP (RFC 5044, RFC 6581), cm_mpa.c. */
+extern const struct rddp_cm_transport rddp_cm_mpa;
+/* DDP over SCTP (draft-ietf-rddp-sctp-00), cm_sctp.c. */
+extern const struct rddp_cm_transport rddp_cm_sctp;
+
+/*
+ * The transports, indexed by the uapi's enum rddp_transport
+ * (cm_transports.c); the CM's listeners open them in this order.
+ */
+extern const struct rddp_cm_transport *const
+	rddp_cm_transports[RDDP_TRANSPORT_MAX + 1];
+
+/**
+ * rddp_addr_len() - the length of a socket address of either family
+ * @a: the address
+ *
+ * Return: sizeof(struct sockaddr_in6) or sizeof(struct sockaddr_in).
+ */
+static inline int rddp_addr_len(const struct sockaddr_storage *a)
+{
+	return a->ss_family == AF_INET6 ? sizeof(struct sockaddr_in6) :
+					  sizeof(struct sockaddr_in);
+}
+
+/**
+ * rddp_addr_any() - whether an address is the wildcard of its family
+ * @a: the address
+ *
+ * Return: true for 0.0.0.0 and [::].
+ */
+static inline bool rddp_addr_any(const struct sockaddr_storage *a)
+{
+	if (a->ss_family == AF_INET6)
+		return ipv6_addr_any(&((const struct sockaddr_in6 *)a)->sin6_addr);
+	return ((const struct sockaddr_in *)a)->sin_addr.s_addr ==
+	       htonl(INADDR_ANY);
+}
 
 #endif /* RDDP_CEP_H */

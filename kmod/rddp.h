@@ -113,7 +113,8 @@ struct rddp_settings {
  * @RDDP_STAT_CONN_REJECTS: iw_reject calls
  * @RDDP_STAT_CONN_FAILURES: setups that failed (refused, reset, bad MPA
  *	frame)
- * @RDDP_STAT_MPA_TIMEOUTS: setups that ran out of time
+ * @RDDP_STAT_SETUP_TIMEOUTS: setups that ran out of time, over any
+ *	transport (mpa_timeouts to rddpctl and `rdma statistic`)
  * @RDDP_STAT_TX_ZCOPY_BYTES: payload octets lent to TCP as page
  *	references instead of copied
  * @RDDP_STAT_MR_FAST_REGS: fast registrations executed (IB_WR_REG_MR)
@@ -156,7 +157,7 @@ enum rddp_stat {
 	RDDP_STAT_CONN_ACCEPTS,
 	RDDP_STAT_CONN_REJECTS,
 	RDDP_STAT_CONN_FAILURES,
-	RDDP_STAT_MPA_TIMEOUTS,
+	RDDP_STAT_SETUP_TIMEOUTS,
 	RDDP_STAT_TX_ZCOPY_BYTES,
 	RDDP_STAT_MR_FAST_REGS,
 	RDDP_STAT_MR_LOCAL_INVALS,
@@ -321,11 +322,13 @@ static inline enum ib_port_state rddp_port_state(struct net_device *netdev)
 int rddp_params_check(void);
 
 /**
- * rddp_mpa_timeout() - the CM's bound on MPA connection setup
+ * rddp_setup_timeout() - the CM's bound on connection setup, over every
+ * transport
  *
- * Return: the mpa_timeout_ms module parameter, in jiffies.
+ * Return: the mpa_timeout_ms module parameter (named when MPA was the one
+ * transport), in jiffies.
  */
-unsigned long rddp_mpa_timeout(void);
+unsigned long rddp_setup_timeout(void);
 
 /**
  * rddp_peer_timeout_valid() - whether a peer_timeout_ms value is allowed

@@ -55,6 +55,7 @@
 
 #include "cep.h"
 #include "llp.h"
+#include "qp_tx.h"
 #include "trace.h"
 
 static const char *const rddp_cep_state_names[RDDP_CEP_STATE_MAX] = {

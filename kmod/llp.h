@@ -82,12 +82,20 @@ struct timer_list;
  *	(stream.c, rddp_stream_error())
  * @peer_late: the check of an LLP's liveness timer (stream.c,
  *	rddp_stream_peer_late())
+ * @tx_terminate_now: the stream's stop: send the Terminate (qp_tx.c,
+ *	rddp_tx_terminate_now())
+ * @tx_flush: the stream's stop: report every WQE TX took (qp_tx.c,
+ *	rddp_tx_flush())
+ * @rx_flush: the stream's stop: end the receive being filled (qp_rx.c,
+ *	rddp_rx_flush())
  *
- * The stream points its LLP at this table (s->up) from rddp_stream_alloc()
- * on; an LLP reaches the engines above it through the table alone, never
- * by name, and the end of its connection through the stream's endpoint
- * (rddp_conn_event(), queues.h). Contexts: as the named functions say;
- * each is called where the LLP calls the function today.
+ * The engines' entry points, in one table that the QP (qp.c, which names
+ * them) gives its stream at rddp_stream_start() (s->up): an LLP reaches
+ * the engines above it through the table alone, never by name, and so
+ * does the stream's stop (the last three); the LLP reports the end of its
+ * connection through the stream's endpoint (rddp_conn_event(), queues.h).
+ * Contexts: as the named functions say; each is called where it was
+ * called by name before.
  */
 struct rddp_llp_upcalls {
 	const struct rddp_mpa_rx_ops *rx;
@@ -102,6 +110,9 @@ struct rddp_llp_upcalls {
 		      u32 hdr_len, u32 seg_len, const u8 *rreq);
 	bool (*peer_late)(struct rddp_stream *s, struct timer_list *t,
 			  const unsigned long *since, const bool *waiting);
+	int (*tx_terminate_now)(struct rddp_stream *s);
+	void (*tx_flush)(struct rddp_stream *s);
+	void (*rx_flush)(struct rddp_stream *s);
 };
 
 /**

@@ -12,6 +12,8 @@
 
 #include "rddp.h"
 #include "queues.h"
+#include "qp_rx.h"
+#include "qp_tx.h"
 #include "stream.h"
 #include "trace.h"
 
@@ -725,6 +727,26 @@ void rddp_iw_rem_ref(struct ib_qp *qp)
 
 /* ---- data path and CM API (queues.h) ---- */
 
+/*
+ * The engines' entry points (llp.h), named here, above them: the QP gives
+ * them to each stream it starts (rddp_stream_start()), whose LLP calls
+ * back through them and whose stop flushes with them, so that neither
+ * the stream nor an LLP names qp_rx.c or qp_tx.c.
+ */
+static const struct rddp_llp_upcalls rddp_qp_engines = {
+	.rx = &rddp_ddp_rx_ops,
+	.rx_batch_end = rddp_rx_batch_end,
+	.rx_place_tagged = rddp_rx_place_tagged,
+	.rx_tagged_placed = rddp_rx_tagged_placed,
+	.tx_kick = rddp_tx_kick,
+	.tx_reap = rddp_sqw_reap,
+	.error = rddp_stream_error,
+	.peer_late = rddp_stream_peer_late,
+	.tx_terminate_now = rddp_tx_terminate_now,
+	.tx_flush = rddp_tx_flush,
+	.rx_flush = rddp_rx_flush,
+};
+
 int rddp_qp_connected(struct rddp_qp *qp, struct rddp_stream *s,
 		      struct socket *sock, struct rddp_conn *conn, bool *closed)
 {
@@ -738,7 +760,7 @@ int rddp_qp_connected(struct rddp_qp *qp, struct rddp_stream *s,
 		cancel_work_sync(&qp->tx_work);
 		mutex_lock(&qp->tx_mutex);	/* no doorbell holds the old one */
 		rddp_stream_free(qp->stream);
-		rddp_stream_start(s, sock, conn);
+		rddp_stream_start(s, sock, conn, &rddp_qp_engines);
 		WRITE_ONCE(qp->stream, s);
 		mutex_unlock(&qp->tx_mutex);
 		qp->connected = true;
@@ -795,96 +817,4 @@ void rddp_qp_to_error(struct rddp_qp *qp, enum ib_event_type event)
 		rddp_qp_event(qp, event);
 	if (to_err)
 		rddp_qp_last_wqe(qp);
-}
-
-int rddp_qp_sq_next(struct rddp_qp *qp, struct siw_sqe *out)
-{
-	struct siw_sqe *sqe;
-	unsigned long fl;
-	int ret = 0;
-
-	spin_lock_irqsave(&qp->sq_lock, fl);
-	if (qp->state != IB_QPS_RTS) {
-		ret = -ENOTCONN;
-		goto out;
-	}
-	sqe = &qp->sq[qp->sq_get % qp->num_sqe];
-	if (!rddp_slot_owned(sqe)) {
-		ret = -ENOENT;
-		goto out;
-	}
-	memcpy(out, sqe, sizeof(*out));
-	out->num_sge = min_t(u8, out->num_sge, SIW_MAX_SGE);
-	rddp_slot_set(sqe, 0);
-	qp->sq_get++;
-	trace_rddp_sq_wqe(qp, out);
-out:
-	spin_unlock_irqrestore(&qp->sq_lock, fl);
-	return ret;
-}
-
-int rddp_qp_rq_next(struct rddp_qp *qp, struct siw_rqe *out)
-{
-	enum ib_qp_state state = READ_ONCE(qp->state);
-	struct siw_rqe *rqe;
-	unsigned long fl;
-	int ret = 0;
-
-	if (state != IB_QPS_RTR && state != IB_QPS_RTS)
-		return -ENOTCONN;
-	if (qp->srq) {
-		ret = rddp_srq_next(qp->srq, out);
-		if (!ret)
-			trace_rddp_rq_wqe(qp, out);
-		return ret;
-	}
-
-	spin_lock_irqsave(&qp->rq_lock, fl);
-	rqe = &qp->rq[qp->rq_get % qp->num_rqe];
-	if (!rddp_slot_owned(rqe)) {
-		ret = -ENOENT;
-		goto out;
-	}
-	memcpy(out, rqe, sizeof(*out));
-	out->num_sge = min_t(u8, out->num_sge, SIW_MAX_SGE);
-	rddp_slot_set(rqe, 0);
-	qp->rq_get++;
-	trace_rddp_rq_wqe(qp, out);
-out:
-	spin_unlock_irqrestore(&qp->rq_lock, fl);
-	return ret;
-}
-
-int rddp_qp_sq_complete(struct rddp_qp *qp, u64 id, u8 opcode, u16 flags,
-			enum siw_wc_status status, u32 bytes)
-{
-	struct rddp_cqe cqe = {
-		.id = id,
-		.opcode = opcode,
-		.status = status,
-		.bytes = bytes,
-		.qp = qp,
-	};
-
-	if (status == SIW_WC_SUCCESS && !(flags & SIW_WQE_SIGNALLED) &&
-	    !qp->sig_all)
-		return 0;
-	return rddp_cq_push(qp->scq, &cqe, false);
-}
-
-int rddp_qp_rq_complete(struct rddp_qp *qp, const struct siw_rqe *rqe,
-			enum siw_wc_status status, u32 bytes, u32 inval_stag,
-			bool solicited)
-{
-	struct rddp_cqe cqe = {
-		.id = rqe->id,
-		.opcode = SIW_OP_RECEIVE,
-		.status = status,
-		.bytes = bytes,
-		.inval_stag = inval_stag,
-		.flags = inval_stag ? SIW_WQE_REM_INVAL : 0,
-		.qp = qp,
-	};
-
-	return rddp_cq_push(qp->rcq, &cqe, solicited);
 }

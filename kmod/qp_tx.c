@@ -30,6 +30,7 @@
 #include <net/sock.h>
 #include <net/tcp.h>
 
+#include "qp_tx.h"
 #include "rddp.h"
 #include "stream.h"
 #include "trace.h"
@@ -792,4 +793,49 @@ void rddp_tx_flush(struct rddp_stream *s)
 	spin_unlock_bh(&s->lock);
 	rddp_sg_release(&s->tx_sg);
 	s->tx_kind = RDDP_TX_NONE;
+}
+
+/* ---- the SQ, for TX (queues.h) ---- */
+
+int rddp_qp_sq_next(struct rddp_qp *qp, struct siw_sqe *out)
+{
+	struct siw_sqe *sqe;
+	unsigned long fl;
+	int ret = 0;
+
+	spin_lock_irqsave(&qp->sq_lock, fl);
+	if (qp->state != IB_QPS_RTS) {
+		ret = -ENOTCONN;
+		goto out;
+	}
+	sqe = &qp->sq[qp->sq_get % qp->num_sqe];
+	if (!rddp_slot_owned(sqe)) {
+		ret = -ENOENT;
+		goto out;
+	}
+	memcpy(out, sqe, sizeof(*out));
+	out->num_sge = min_t(u8, out->num_sge, SIW_MAX_SGE);
+	rddp_slot_set(sqe, 0);
+	qp->sq_get++;
+	trace_rddp_sq_wqe(qp, out);
+out:
+	spin_unlock_irqrestore(&qp->sq_lock, fl);
+	return ret;
+}
+
+int rddp_qp_sq_complete(struct rddp_qp *qp, u64 id, u8 opcode, u16 flags,
+			enum siw_wc_status status, u32 bytes)
+{
+	struct rddp_cqe cqe = {
+		.id = id,
+		.opcode = opcode,
+		.status = status,
+		.bytes = bytes,
+		.qp = qp,
+	};
+
+	if (status == SIW_WC_SUCCESS && !(flags & SIW_WQE_SIGNALLED) &&
+	    !qp->sig_all)
+		return 0;
+	return rddp_cq_push(qp->scq, &cqe, false);
 }

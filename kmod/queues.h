@@ -362,7 +362,9 @@ int rddp_cq_push(struct rddp_cq *cq, const struct rddp_cqe *cqe,
 
 /*
  * QP data-path API, for the TX/RX engines and the CM. Any context unless
- * noted.
+ * noted. The SQ's two (rddp_qp_sq_next(), rddp_qp_sq_complete()) are
+ * defined in qp_tx.c and the RQ's in qp_rx.c, the engines that use them,
+ * so that neither calls up into qp.c.
  */
 
 /**

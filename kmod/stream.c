@@ -2,7 +2,9 @@
 /*
  * A connected QP's stream (stream.h): start, error reporting and stop,
  * whatever its LLP (llp.h). RFC 5040 §5.3 (Terminate and close); the
- * LLP's own part is in llp_mpa.c.
+ * LLP's own part is in llp_mpa.c and llp_sctp.c. The stream calls the
+ * engines above it (qp_tx.c, qp_rx.c) only through the table the QP
+ * gave it at start (s->up), never by name.
  */
 #include <linux/log2.h>
 #include <linux/slab.h>
@@ -50,7 +52,6 @@ struct rddp_stream *rddp_stream_alloc(struct rddp_qp *qp,
 	}
 	s->qp = qp;
 	s->llp = llp;
-	s->up = &rddp_stream_upcalls;
 	spin_lock_init(&s->lock);
 	timer_setup(&s->rx_stall_timer, rddp_stream_stall_timer, 0);
 	atomic_set(&s->term_set, 0);
@@ -129,10 +130,12 @@ static void rddp_stream_stall_timer(struct timer_list *t)
 }
 
 int rddp_stream_start(struct rddp_stream *s, struct socket *sock,
-		      struct rddp_conn *conn)
+		      struct rddp_conn *conn,
+		      const struct rddp_llp_upcalls *up)
 {
 	rddp_conn_get(conn);
 	s->conn = conn;
+	s->up = up;
 	s->sock = sock;
 	sock->sk->sk_sndtimeo = RDDP_TERM_SEND_TIMEOUT;
 	kernel_getsockname(sock, (struct sockaddr *)&s->laddr);
@@ -219,29 +222,14 @@ void rddp_stream_stop(struct rddp_stream *s, bool graceful)
 	/* RFC 5040 §5.3: report the error to the peer, then close. */
 	if (atomic_read(&s->term_set) && s->term_err != RDDP_ERR_NONE &&
 	    !s->peer_terminated && s->term_err != RDDP_ERR_LLP_CLOSED) {
-		if (!rddp_tx_terminate_now(s)) {
+		if (!s->up->tx_terminate_now(s)) {
 			rddp_stream_term_sent(s);
 			graceful = true;
 		}
 	}
-	rddp_tx_flush(s);
+	s->up->tx_flush(s);
 	mutex_unlock(&qp->tx_mutex);
-	rddp_rx_flush(s);
+	s->up->rx_flush(s);
 	s->llp->close(s, graceful);
 }
 
-/*
- * The engines' entry points an LLP calls back (llp.h), named here, where
- * the stream gives them to it, so that no LLP names qp_rx.c, qp_tx.c or
- * this file.
- */
-const struct rddp_llp_upcalls rddp_stream_upcalls = {
-	.rx = &rddp_ddp_rx_ops,
-	.rx_batch_end = rddp_rx_batch_end,
-	.rx_place_tagged = rddp_rx_place_tagged,
-	.rx_tagged_placed = rddp_rx_tagged_placed,
-	.tx_kick = rddp_tx_kick,
-	.tx_reap = rddp_sqw_reap,
-	.error = rddp_stream_error,
-	.peer_late = rddp_stream_peer_late,
-};

@@ -211,13 +211,47 @@ static void rddp_qp_free_rings(struct rddp_qp *qp)
 		rddp_ring_free(qp->rq, qp->rq_mmap);
 }
 
+/*
+ * The SQ and, without an SRQ, the RQ, sized as @attr asks, and for a user
+ * QP their mmap entries, whose keys go into @uresp. On failure the caller
+ * frees what was allocated (rddp_qp_free_rings()).
+ */
+static int rddp_qp_alloc_rings(struct rddp_qp *qp,
+			       struct ib_qp_init_attr *attr,
+			       struct ib_udata *udata,
+			       struct siw_uresp_create_qp *uresp)
+{
+	size_t sq_size, rq_size = 0;
+	int ret;
+
+	qp->num_sqe = rddp_ring_slots(attr->cap.max_send_wr);
+	sq_size = qp->num_sqe * sizeof(struct siw_sqe);
+	qp->sq = rddp_ring_alloc(sq_size);
+	if (!qp->sq)
+		return -ENOMEM;
+	if (!qp->srq) {
+		qp->num_rqe = rddp_ring_slots(attr->cap.max_recv_wr);
+		rq_size = qp->num_rqe * sizeof(struct siw_rqe);
+		qp->rq = rddp_ring_alloc(rq_size);
+		if (!qp->rq)
+			return -ENOMEM;
+	}
+	if (!udata)
+		return 0;
+	ret = rddp_ring_map(udata, qp->sq, sq_size, &qp->sq_mmap,
+			    &uresp->sq_key);
+	if (ret || !qp->rq)
+		return ret;
+	return rddp_ring_map(udata, qp->rq, rq_size, &qp->rq_mmap,
+			     &uresp->rq_key);
+}
+
 int rddp_create_qp(struct ib_qp *base, struct ib_qp_init_attr *attr,
 		   struct ib_udata *udata)
 {
 	struct rddp_device *rdev = to_rddp_dev(base->device);
 	struct rddp_qp *qp = to_rddp_qp(base);
 	struct siw_uresp_create_qp uresp = {};
-	size_t sq_size, rq_size = 0;
 	u32 qpn;
 	int ret;
 
@@ -263,34 +297,9 @@ int rddp_create_qp(struct ib_qp *base, struct ib_qp_init_attr *attr,
 	qp->ord = 1;
 	qp->ird = 1;
 
-	qp->num_sqe = rddp_ring_slots(attr->cap.max_send_wr);
-	sq_size = qp->num_sqe * sizeof(struct siw_sqe);
-	qp->sq = rddp_ring_alloc(sq_size);
-	if (!qp->sq) {
-		ret = -ENOMEM;
+	ret = rddp_qp_alloc_rings(qp, attr, udata, &uresp);
+	if (ret)
 		goto err_rings;
-	}
-	if (!qp->srq) {
-		qp->num_rqe = rddp_ring_slots(attr->cap.max_recv_wr);
-		rq_size = qp->num_rqe * sizeof(struct siw_rqe);
-		qp->rq = rddp_ring_alloc(rq_size);
-		if (!qp->rq) {
-			ret = -ENOMEM;
-			goto err_rings;
-		}
-	}
-	if (udata) {
-		ret = rddp_ring_map(udata, qp->sq, sq_size, &qp->sq_mmap,
-				    &uresp.sq_key);
-		if (ret)
-			goto err_rings;
-		if (qp->rq) {
-			ret = rddp_ring_map(udata, qp->rq, rq_size,
-					    &qp->rq_mmap, &uresp.rq_key);
-			if (ret)
-				goto err_rings;
-		}
-	}
 
 	/* Report what the QP really has. */
 	attr->cap.max_send_wr = qp->num_sqe;

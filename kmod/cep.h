@@ -18,7 +18,9 @@
  *
  * Locking and lifetime are cm.c's (its header comment): every operation of
  * either table runs in process context with cep->lock held (the CM's work
- * or an iw_cm call), unless it says otherwise, and may sleep. A
+ * or an iw_cm call), and may sleep; but listen, which runs before the
+ * endpoint is shared, and release at the endpoint's free (the last
+ * reference gone), which run without it. A
  * transport's state for one connection lives in the same allocation as
  * the endpoint (cep_size, struct rddp_cep first) and goes with it.
  */

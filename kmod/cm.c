@@ -1,28 +1,34 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * rddp connection management: the iw_cm provider calls over kernel TCP
- * sockets and MPA connection setup (RFC 5044 §7.1, RFC 6581).
+ * rddp connection management, the same over every transport: the iw_cm
+ * provider calls, the connection endpoints (struct rddp_cep, cep.h), their
+ * states, references, timer and events, and the hand-over of an
+ * established connection to the QP's stream (stream.h). Each transport's
+ * own setup (its socket and exchange) is below, behind its table (cep.h,
+ * struct rddp_cm_transport), which the endpoint keeps (cep->xp): this file
+ * names none.
  *
- * A connection endpoint (struct rddp_cep) is a listening socket, or one
- * TCP connection from its start until MPA setup ends. Then the socket is
- * handed to the QP's stream (stream.h) and the endpoint stays only to
- * report the connection's end to iw_cm (DISCONNECT, CLOSE).
+ * A connection endpoint is a listening socket, or one connection from its
+ * start until setup ends. Then the socket is handed to the QP's stream and
+ * the endpoint stays only to report the connection's end to iw_cm
+ * (DISCONNECT, CLOSE).
  *
- * Active side:  iw_connect -> TCP connect (non-blocking) -> MPA Request ->
- *               Reply -> QP to RTS, RTR sent first -> CONNECT_REPLY.
- * Passive side: listener accepts -> MPA Request -> CONNECT_REQUEST ->
- *               iw_accept: Reply, QP to RTS (waits for the RTR)
- *               -> ESTABLISHED; or iw_reject: Reply with R set, close.
- * Setup is bounded by rddp_mpa_timeout() (the mpa_timeout_ms parameter); a
- * peer that sends a bad frame, or closes, ends it with the matching CM
- * event.
+ * Active side:  iw_connect -> the transport connects and exchanges its
+ *               request and reply -> QP to RTS (go_rts) -> CONNECT_REPLY.
+ * Passive side: listener accepts -> the transport reads the request ->
+ *               CONNECT_REQUEST -> iw_accept: the transport answers, QP to
+ *               RTS -> ESTABLISHED; or iw_reject: the transport refuses,
+ *               close.
+ * Setup is bounded by rddp_setup_timeout() (a module parameter); a peer
+ * that sends a bad message, or closes, ends it with the matching CM event.
  *
  * Locking and lifetime:
  *  - cep->lock (mutex) serialises the endpoint's state: the CM work, the
  *    iw_* calls and device stop. Lock order: cep->lock -> qp->state_lock
  *    (the CM moves the QP with rddp_qp_connected() and rddp_qp_to_error()).
  *    Code under qp->state_lock never takes cep->lock: the QP reports the
- *    end of its stream with rddp_cep_event(), which only queues work.
+ *    end of its stream through the endpoint's struct rddp_conn
+ *    (queues.h, rddp_conn_event()), which only queues work.
  *  - Socket callbacks and the timer only set bits in cep->events and queue
  *    cep->work; all decisions are made in the work, in process context.
  *  - cep->ref (kref): one for the creator until close, one per queued work
@@ -40,18 +46,16 @@
  *  - rddp_cep_count counts live endpoints: module exit finds it 0.
  */
 #include <linux/inet.h>
+#include <linux/inetdevice.h>
 #include <linux/slab.h>
-#include <linux/tcp.h>
 #include <linux/workqueue.h>
 #include <net/addrconf.h>
 #include <net/sock.h>
-#include <net/tcp.h>
-#include <rddp/mpa_frame.h>
 #include <uapi/linux/rddp_netlink.h>
 
-#include "cm_priv.h"
+#include "cep.h"
 #include "llp.h"
-#include "sctp_link.h"
+#include "qp_tx.h"
 #include "trace.h"
 
 static const char *const rddp_cep_state_names[RDDP_CEP_STATE_MAX] = {
@@ -67,6 +71,8 @@ static const char *const rddp_cep_state_names[RDDP_CEP_STATE_MAX] = {
 
 static void rddp_cep_work(struct work_struct *work);
 static void rddp_cep_timer(struct work_struct *work);
+static const struct rddp_conn_ops rddp_cep_conn_ops;
+static const struct rddp_cep_upcalls rddp_cep_upcalls;
 
 /* Live endpoints; every one is freed before module exit (rddp_cm_exit()). */
 static atomic_t rddp_cep_count = ATOMIC_INIT(0);
@@ -88,13 +94,21 @@ static u32 rddp_cep_next_req;
 
 /* ---- endpoint lifetime ---- */
 
-struct rddp_cep *rddp_cep_alloc(struct rddp_device *rdev)
+/*
+ * An endpoint over @xp, with the transport's state in the same allocation
+ * (cep.h, cep_size): zeroed, and freed whole with the endpoint.
+ */
+static struct rddp_cep *rddp_cep_alloc(struct rddp_device *rdev,
+				       const struct rddp_cm_transport *xp)
 {
-	struct rddp_cep *cep = kzalloc(sizeof(*cep), GFP_KERNEL);
+	struct rddp_cep *cep = kzalloc(xp->cep_size, GFP_KERNEL);
 
 	if (!cep)
 		return NULL;
 	atomic_inc(&rddp_cep_count);
+	cep->conn.ops = &rddp_cep_conn_ops;
+	cep->up = &rddp_cep_upcalls;
+	cep->xp = xp;
 	kref_init(&cep->ref);
 	mutex_init(&cep->lock);
 	INIT_LIST_HEAD(&cep->listen_entry);
@@ -114,18 +128,19 @@ static void rddp_cep_free(struct kref *ref)
 
 	WARN_ON(cep->sock || cep->cm_id || cep->qp || cep->listen_id ||
 		cep->req);
-	rddp_sctp_link_free(cep->link);
+	if (cep->xp->release)
+		cep->xp->release(cep, NULL, 0);
 	mutex_destroy(&cep->lock);
 	kfree(cep);
 	atomic_dec(&rddp_cep_count);
 }
 
-void rddp_cep_get(struct rddp_cep *cep)
+static void rddp_cep_get(struct rddp_cep *cep)
 {
 	kref_get(&cep->ref);
 }
 
-void rddp_cep_put(struct rddp_cep *cep)
+static void rddp_cep_put(struct rddp_cep *cep)
 {
 	kref_put(&cep->ref, rddp_cep_free);
 }
@@ -169,20 +184,45 @@ static void rddp_cep_request_drop(struct rddp_cep *cep)
 	cep->req = 0;
 }
 
-void rddp_cep_queue(struct rddp_cep *cep)
+static void rddp_cep_queue(struct rddp_cep *cep)
 {
 	rddp_cep_get(cep);
 	if (!queue_work(rddp_wq, &cep->work))
 		rddp_cep_put(cep);
 }
 
-void rddp_cep_event(struct rddp_cep *cep, enum rddp_cep_event ev)
+static void rddp_cep_event(struct rddp_cep *cep, enum rddp_cep_event ev)
 {
 	set_bit(ev, &cep->events);
 	rddp_cep_queue(cep);
 }
 
-void rddp_cep_timer_start(struct rddp_cep *cep, unsigned long delay)
+/*
+ * The endpoint as the QP and its stream see it (struct rddp_conn,
+ * queues.h): they report through these and never call the CM by name.
+ */
+static void rddp_cep_conn_event(struct rddp_conn *c, enum rddp_cep_event ev)
+{
+	rddp_cep_event(container_of(c, struct rddp_cep, conn), ev);
+}
+
+static void rddp_cep_conn_get(struct rddp_conn *c)
+{
+	rddp_cep_get(container_of(c, struct rddp_cep, conn));
+}
+
+static void rddp_cep_conn_put(struct rddp_conn *c)
+{
+	rddp_cep_put(container_of(c, struct rddp_cep, conn));
+}
+
+static const struct rddp_conn_ops rddp_cep_conn_ops = {
+	.event = rddp_cep_conn_event,
+	.get = rddp_cep_conn_get,
+	.put = rddp_cep_conn_put,
+};
+
+static void rddp_cep_timer_start(struct rddp_cep *cep, unsigned long delay)
 {
 	rddp_cep_get(cep);
 	if (!mod_delayed_work(rddp_wq, &cep->timer, delay))
@@ -214,7 +254,8 @@ static void rddp_cep_sk_event(struct sock *sk)
 
 	read_lock_bh(&sk->sk_callback_lock);
 	/*
-	 * TCP reads sk_data_ready and sk_state_change without this lock: a
+	 * The kernel's transport calls sk_data_ready and sk_state_change
+	 * without this lock: a
 	 * call that began before rddp_cep_go_rts() handed the socket to the
 	 * QP's stream can get here after it, and sk_user_data is then the
 	 * stream. Taken for an endpoint, the stream had its QP pointer
@@ -233,7 +274,7 @@ static void rddp_cep_sk_event(struct sock *sk)
 	read_unlock_bh(&sk->sk_callback_lock);
 }
 
-void rddp_cep_sock_attach(struct rddp_cep *cep, struct socket *sock)
+static void rddp_cep_sock_attach(struct rddp_cep *cep, struct socket *sock)
 {
 	struct sock *sk = sock->sk;
 
@@ -248,7 +289,7 @@ void rddp_cep_sock_attach(struct rddp_cep *cep, struct socket *sock)
 }
 
 /* Give the socket back its own callbacks; the endpoint keeps it. */
-struct socket *rddp_cep_sock_detach(struct rddp_cep *cep)
+static struct socket *rddp_cep_sock_detach(struct rddp_cep *cep)
 {
 	struct socket *sock = cep->sock;
 	struct sock *sk;
@@ -263,77 +304,6 @@ struct socket *rddp_cep_sock_detach(struct rddp_cep *cep)
 	write_unlock_bh(&sk->sk_callback_lock);
 	cep->sock = NULL;
 	return sock;
-}
-
-static int rddp_sock_create(struct rddp_cep *cep, int family,
-			    struct socket **sock)
-{
-	int ret;
-
-	ret = sock_create_kern(dev_net(cep->rdev->netdev), family, SOCK_STREAM,
-			       IPPROTO_TCP, sock);
-	if (ret)
-		return ret;
-	sock_set_reuseaddr((*sock)->sk);
-	tcp_sock_set_nodelay((*sock)->sk);
-	(*sock)->sk->sk_sndtimeo = rddp_mpa_timeout();
-	(*sock)->sk->sk_rcvtimeo = rddp_mpa_timeout();
-	return 0;
-}
-
-/*
- * Our sockets are kernel sockets: they hold no reference to their network
- * namespace, and tcp_close() stops the retransmission timers of such a
- * socket (6.1.85: "tcp: properly terminate timers for kernel sockets"). A
- * graceful close's FIN, or the last data before it, is then sent once and
- * never again: if the network loses it, the peer never learns that the
- * connection is over, and its QP stays connected for good (seen with
- * tools/vm/uml-wire.py --loss 2: a server QP or two in 64 connections
- * closed). So the socket takes the reference a user socket has, as mptcp's
- * subflows do, for the rest of its life as an orphan: TCP retransmits and
- * times out as for any socket, and frees it, and the reference, when done
- * (compat.h: how the reference is taken differs between 6.1 and 6.12). A
- * namespace already being dismantled gives no reference: its sockets go
- * without retransmissions, as before.
- */
-void rddp_sock_release(struct socket *sock)
-{
-	rddp_sk_hold_net(sock->sk);
-	sock_release(sock);
-}
-
-int rddp_addr_len(const struct sockaddr_storage *a)
-{
-	return a->ss_family == AF_INET6 ? sizeof(struct sockaddr_in6) :
-					  sizeof(struct sockaddr_in);
-}
-
-static __be16 rddp_addr_port(const struct sockaddr_storage *a)
-{
-	return a->ss_family == AF_INET6 ?
-		((const struct sockaddr_in6 *)a)->sin6_port :
-		((const struct sockaddr_in *)a)->sin_port;
-}
-
-/*
- * The iWARP port mapper. With iwpmd running, iw_cm asks it for a mapping of
- * every cm_id's port (rddp does not set IW_F_NO_PORT_MAP) and hands us the
- * mapped address in m_local_addr. iwpmd reserves the mapped port by binding
- * a socket of its own to it (wildcard address, no SO_REUSEADDR, never
- * listening or connecting): that reservation is what keeps the host's TCP
- * from giving the port to anyone else, and our socket, which serves the
- * cm_id the port was reserved for, shares it (SK_FORCE_REUSE, the bind rule
- * TCP repair uses). rdma_cm still sees the port the ULP asked for, and a
- * peer learns the mapped one from its own iwpmd: so an iSER portal can
- * listen on 3260 while LIO's iSCSI/TCP portal holds TCP port 3260.
- * Without iwpmd, m_local_addr equals local_addr and nothing changes.
- */
-static void rddp_sock_share_mapped_port(struct socket *sock,
-					const struct iw_cm_id *id)
-{
-	if (id->mapped && rddp_addr_port(&id->m_local_addr) !=
-			  rddp_addr_port(&id->local_addr))
-		sock->sk->sk_reuse = SK_FORCE_REUSE;
 }
 
 /*
@@ -370,65 +340,6 @@ static void rddp_cep_addrs(struct rddp_cep *cep, struct iw_cm_event *ev,
 	rddp_sock_addrs(sock, &ev->local_addr, &ev->remote_addr);
 }
 
-/* ---- MPA frames ---- */
-
-static int rddp_cep_send_frame(struct rddp_cep *cep,
-			       const struct rddp_mpa_frame *f)
-{
-	u8 *buf = kmalloc(RDDP_MPA_FRAME_MAX, GFP_KERNEL);
-	struct msghdr msg = { .msg_flags = MSG_NOSIGNAL };
-	struct kvec vec;
-	int len, ret;
-
-	if (!buf)
-		return -ENOMEM;
-	len = rddp_mpa_frame_build(f, buf, RDDP_MPA_FRAME_MAX);
-	if (len < 0) {
-		kfree(buf);
-		return -EINVAL;
-	}
-	vec.iov_base = buf;
-	vec.iov_len = len;
-	/* Before the write: the peer may have read it before we return. */
-	trace_rddp_mpa_send(cep, f);
-	ret = kernel_sendmsg(cep->sock, &msg, &vec, 1, len);
-	kfree(buf);
-	if (ret < 0)
-		return ret;
-	return ret == len ? 0 : -EIO;
-}
-
-/*
- * Read what the socket holds of the expected frame, never beyond it (the
- * bytes after it are FPDUs). Returns RDDP_MPA_FRAME_MORE, _OK, a frame error
- * (> 0), or a negative errno (peer closed: -ECONNRESET).
- */
-static int rddp_cep_read_frame(struct rddp_cep *cep)
-{
-	u8 buf[64];
-	struct msghdr msg = { .msg_flags = MSG_DONTWAIT };
-	struct rddp_mpa_frame_rx *rx = &cep->mpa_rx;
-	struct kvec vec;
-	u32 used;
-	int n, ret;
-
-	for (;;) {
-		vec.iov_base = buf;
-		vec.iov_len = min_t(u32, sizeof(buf), rx->need - rx->have);
-		n = kernel_recvmsg(cep->sock, &msg, &vec, 1, vec.iov_len,
-				   MSG_DONTWAIT);
-		if (n == -EAGAIN)
-			return RDDP_MPA_FRAME_MORE;
-		if (n < 0)
-			return n;
-		if (n == 0)
-			return -ECONNRESET;
-		ret = rddp_mpa_frame_rx_feed(rx, buf, n, &used, &cep->peer);
-		if (ret != RDDP_MPA_FRAME_MORE)
-			return ret;
-	}
-}
-
 /* ---- closing ---- */
 
 /* Leave the device's list: the endpoint no longer touches the device. */
@@ -444,9 +355,9 @@ static void rddp_cep_unlist(struct rddp_cep *cep)
 	cep->rdev = NULL;
 }
 
-void rddp_cep_deliver(struct rddp_cep *cep, struct iw_cm_id *id,
-		      enum iw_cm_event_type type, int status,
-		      const void *pd, u16 pd_len, struct socket *sock)
+static void rddp_cep_deliver(struct rddp_cep *cep, struct iw_cm_id *id,
+			     enum iw_cm_event_type type, int status,
+			     const void *pd, u16 pd_len, struct socket *sock)
 {
 	struct iw_cm_event ev = {
 		.event = type,
@@ -475,17 +386,21 @@ void rddp_cep_deliver(struct rddp_cep *cep, struct iw_cm_id *id,
 /* A setup that failed, in the counters and on the monitor group. */
 static void rddp_cep_account_failure(struct rddp_cep *cep, int status)
 {
+	struct rddp_notify n = { .type = RDDP_NOTIFY_CONN_FAILED };
 	struct sockaddr_storage peer = { 0 };
 	const struct sockaddr_storage *remote = NULL;
 
-	rddp_stat_inc(cep->rdev, status == -ETIMEDOUT ? RDDP_STAT_MPA_TIMEOUTS :
+	rddp_stat_inc(cep->rdev, status == -ETIMEDOUT ? RDDP_STAT_SETUP_TIMEOUTS :
 							RDDP_STAT_CONN_FAILURES);
 	if (cep->active && cep->cm_id)
 		remote = &cep->cm_id->m_remote_addr;
 	else if (cep->sock &&
 		 kernel_getpeername(cep->sock, (struct sockaddr *)&peer) > 0)
 		remote = &peer;
-	rddp_genl_conn_failed(cep->rdev, remote, status);
+	n.rdev = cep->rdev;
+	n.remote = remote;
+	n.err = status;
+	rddp_notify(&n);
 }
 
 /*
@@ -493,7 +408,7 @@ static void rddp_cep_account_failure(struct rddp_cep *cep, int status)
  * it owes: CONNECT_REPLY with @status on the active side. Caller holds
  * cep->lock.
  */
-void rddp_cep_fail(struct rddp_cep *cep, int status)
+static void rddp_cep_fail(struct rddp_cep *cep, int status)
 {
 	struct socket *sock;
 
@@ -517,17 +432,15 @@ void rddp_cep_fail(struct rddp_cep *cep, int status)
 		cep->listen_id = NULL;
 	}
 	if (cep->qp) {
-		rddp_qp_connect_end(cep->qp, cep);
+		rddp_qp_connect_end(cep->qp, &cep->conn);
 		rddp_qp_put(cep->qp);
 		cep->qp = NULL;
 	}
 	rddp_cep_request_drop(cep);
 	sock = rddp_cep_sock_detach(cep);
-	if (sock && cep->sctp && status && !cep->sctp_graceful)
-		sock_no_linger(sock->sk);	/* SCTP: ABORT the association */
-	/* SCTP: what the link holds is charged to the socket (sctp_link.h) */
-	rddp_sctp_link_free(cep->link);
-	cep->link = NULL;
+	/* the transport's last word on the socket, and what it holds beyond */
+	if (cep->xp->release)
+		cep->xp->release(cep, sock, status);
 	if (sock)
 		rddp_sock_release(sock);
 	cep->state = RDDP_CEP_CLOSED;
@@ -550,8 +463,8 @@ static void rddp_cep_connected_events(struct rddp_cep *cep, unsigned long ev)
 	if (test_bit(RDDP_CEP_EV_STREAM_ERROR, &ev) && s) {
 		/*
 		 * RFC 5040 §5.3: a detected error or a received Terminate is
-		 * fatal for the QP; a broken LLP (a write failed: TCP writes
-		 * fail after a reset, not after the peer's FIN) is an
+		 * fatal for the QP; a broken LLP (a write failed: writes fail
+		 * after a reset, not after the peer's graceful close) is an
 		 * abortive close.
 		 */
 		if (s->peer_terminated || s->term_err != RDDP_ERR_LLP_CLOSED) {
@@ -601,7 +514,8 @@ static void rddp_cep_connected_events(struct rddp_cep *cep, unsigned long ev)
  * QP reaches RTS (rddp_qp_connected()) and the engines start. Caller holds
  * cep->lock.
  */
-int rddp_cep_go_rts(struct rddp_cep *cep, const struct rddp_stream_params *p)
+static int rddp_cep_go_rts(struct rddp_cep *cep,
+			   const struct rddp_stream_params *p)
 {
 	struct rddp_qp *qp = cep->qp;
 	struct rddp_stream *s;
@@ -609,10 +523,12 @@ int rddp_cep_go_rts(struct rddp_cep *cep, const struct rddp_stream_params *p)
 	bool closed;
 	int ret;
 
-	s = rddp_stream_alloc(qp, p, cep->sctp ? &rddp_llp_sctp : &rddp_llp_mpa);
+	s = rddp_stream_alloc(qp, p, cep->xp->llp);
 	if (!s)
 		return -ENOMEM;
-	s->sctp = cep->link;	/* SCTP: the link goes with the socket */
+	/* what the LLP needs beyond the socket goes with it */
+	if (cep->xp->hand_over)
+		cep->xp->hand_over(cep, s, true);
 	/*
 	 * RFC 6581 §9.1.1: the initiator's RTR goes first; the responder
 	 * sends nothing before it has received it.
@@ -625,15 +541,15 @@ int rddp_cep_go_rts(struct rddp_cep *cep, const struct rddp_stream_params *p)
 	}
 	rddp_sock_addrs(cep->sock, &cep->laddr, &cep->raddr);
 	sock = rddp_cep_sock_detach(cep);
-	ret = rddp_qp_connected(qp, s, sock, cep, &closed);
+	ret = rddp_qp_connected(qp, s, sock, &cep->conn, &closed);
 	if (ret) {
 		cep->sock = sock;	/* still ours: closed by the caller */
 		rddp_cep_sock_attach(cep, sock);
-		s->sctp = NULL;
+		if (cep->xp->hand_over)
+			cep->xp->hand_over(cep, s, false);
 		rddp_stream_free(s);
 		return ret;
 	}
-	cep->link = NULL;
 	rddp_cep_timer_stop(cep);
 	trace_rddp_cm_established(cep, qp->base.qp_num, cep->active, p);
 	rddp_stat_inc(cep->rdev, RDDP_STAT_CONN_ESTABLISHED);
@@ -650,110 +566,17 @@ int rddp_cep_go_rts(struct rddp_cep *cep, const struct rddp_stream_params *p)
 	return 0;
 }
 
-/* ---- active side ---- */
-
-static void rddp_cep_send_request(struct rddp_cep *cep)
-{
-	struct rddp_mpa_frame f = {
-		.type = RDDP_MPA_REQUEST,
-		.rev = cep->settings.mpa_rev,
-		.markers = cep->settings.markers,
-		.crc = cep->settings.crc,
-		.pd = cep->pd,
-		.pd_len = cep->pd_len,
-	};
-	int ret;
-
-	if (f.rev == 2) {
-		/* RFC 6581 §9.1.1: peer-to-peer, offer Write and Read RTRs */
-		f.enhanced = true;
-		f.p2p = true;
-		f.rtr = RDDP_MPA_RTR_WRITE | RDDP_MPA_RTR_READ;
-		f.ird = cep->ird;
-		f.ord = cep->ord;
-	}
-	ret = rddp_cep_send_frame(cep, &f);
-	if (ret) {
-		rddp_cep_fail(cep, ret);
-		return;
-	}
-	rddp_mpa_frame_rx_init(&cep->mpa_rx, RDDP_MPA_REPLY, f.rev);
-	cep->state = RDDP_CEP_AWAIT_REPLY;
-}
-
-static void rddp_cep_got_reply(struct rddp_cep *cep)
-{
-	struct rddp_mpa_frame *r = &cep->peer;
-	struct rddp_stream_params p = { 0 };
-	struct iw_cm_id *id = cep->cm_id;
-	struct socket *sock = cep->sock;
-	int ret;
-
-	if (r->reject) {
-		/* RFC 5044 §7.1.1: R set, the ULP's private data explains */
-		rddp_cep_deliver(cep, id, IW_CM_EVENT_CONNECT_REPLY,
-				 -ECONNREFUSED, r->pd, r->pd_len, sock);
-		id->rem_ref(id);
-		cep->cm_id = NULL;
-		rddp_cep_fail(cep, 0);
-		return;
-	}
-	p.mpa_rev = r->rev;
-	p.crc = cep->settings.crc || r->crc;	/* RFC 5044 §7.1.1 C */
-	p.markers_tx = r->markers;		/* the responder wants them */
-	p.markers_rx = cep->settings.markers;
-	p.tx_batch = cep->settings.tx_batch;
-	p.tx_zcopy = cep->settings.tx_zcopy;
-	p.peer_timeout_ms = cep->settings.peer_timeout_ms;
-	p.ird = cep->ird;
-	p.ord = cep->ord;
-	if (r->enhanced) {
-		/* RFC 6581 §9.1.1: no more Reads than the responder takes */
-		p.ord = min_t(u16, p.ord, r->ird);
-		p.ird = clamp_t(u16, max_t(u16, p.ird, r->ord), 1,
-				RDDP_MAX_IRD);
-		if (r->p2p) {
-			if (!(r->rtr & (RDDP_MPA_RTR_WRITE | RDDP_MPA_RTR_READ))) {
-				/* RFC 6581 §9.1.2: no RTR we offered */
-				rddp_cep_fail(cep, -ECONNREFUSED);
-				return;
-			}
-			p.rtr = r->rtr;
-		}
-	}
-	p.ord = max_t(u16, p.ord, 1);
-	p.ird = max_t(u16, p.ird, 1);
-	ret = rddp_cep_go_rts(cep, &p);
-	if (ret) {
-		rddp_cep_fail(cep, ret);
-		return;
-	}
-	rddp_cep_deliver(cep, id, IW_CM_EVENT_CONNECT_REPLY, 0, r->pd,
-			 r->pd_len, NULL);
-}
-
 /* ---- passive side ---- */
 
 /*
  * Refuse the peer's request (rddp_iw_reject(), or a request iw_cm did not
- * take): an MPA Reply with R set (RFC 5044 §7.1.1, no private data from
- * rddp), over SCTP the session Terminate (draft-ietf-rddp-sctp-00 §3.4).
- * Caller holds cep->lock; closing is the caller's.
+ * take) as the transport does (cep.h, reject). Caller holds cep->lock;
+ * closing is the caller's.
  */
 static int rddp_cep_send_reject(struct rddp_cep *cep, const void *pd,
 				u8 pd_len)
 {
-	struct rddp_mpa_frame f = {
-		.type = RDDP_MPA_REPLY,
-		.reject = true,
-		.rev = min_t(u8, cep->peer.rev, cep->settings.mpa_rev),
-		.pd = pd,
-		.pd_len = pd_len,
-	};
-
-	if (cep->sctp)
-		return rddp_sctp_cm_reject(cep);
-	return rddp_cep_send_frame(cep, &f);
+	return cep->xp->reject(cep, pd, pd_len);
 }
 
 /*
@@ -775,8 +598,8 @@ static void rddp_cep_refuse(struct rddp_cep *cep, int err)
 }
 
 /* Either transport: the peer's request, to the listening cm_id. */
-void rddp_cep_got_request_event(struct rddp_cep *cep, const void *pd,
-				u16 pd_len, u16 ird, u16 ord)
+static void rddp_cep_got_request_event(struct rddp_cep *cep, const void *pd,
+				       u16 pd_len, u16 ird, u16 ord)
 {
 	struct iw_cm_id *lid = cep->listen_id;
 	struct iw_cm_event ev = {
@@ -803,15 +626,6 @@ void rddp_cep_got_request_event(struct rddp_cep *cep, const void *pd,
 	lid->rem_ref(lid);
 }
 
-static void rddp_cep_got_request(struct rddp_cep *cep)
-{
-	const struct rddp_mpa_frame *r = &cep->peer;
-
-	rddp_cep_got_request_event(cep, r->pd, r->pd_len,
-				   r->enhanced ? r->ird : RDDP_MAX_IRD,
-				   r->enhanced ? r->ord : RDDP_MAX_ORD);
-}
-
 /* The peer's address exists only in the socket: asked for when traced. */
 static void rddp_cep_trace_request(struct rddp_cep *cep)
 {
@@ -831,25 +645,19 @@ static void rddp_cep_accept_one(struct rddp_cep *lcep, struct socket *sock)
 		rddp_sock_release(sock);
 		return;
 	}
-	cep = rddp_cep_alloc(lcep->rdev);
+	cep = rddp_cep_alloc(lcep->rdev, lcep->xp);
 	if (!cep) {
 		rddp_sock_release(sock);
 		return;
 	}
 	/* Listener before child: the only place two endpoint locks nest. */
 	mutex_lock_nested(&cep->lock, SINGLE_DEPTH_NESTING);
-	sock->sk->sk_sndtimeo = rddp_mpa_timeout();
+	sock->sk->sk_sndtimeo = rddp_setup_timeout();
 	cep->listen_id = lcep->listen_id;
 	cep->listen_id->add_ref(cep->listen_id);
 	cep->state = RDDP_CEP_AWAIT_REQUEST;
 	rddp_cep_sock_attach(cep, sock);
-	if (lcep->sctp) {
-		cep->sctp = true;
-		ret = rddp_sctp_cm_accept_one(cep);
-	} else {
-		tcp_sock_set_nodelay(sock->sk);
-		rddp_mpa_frame_rx_init(&cep->mpa_rx, RDDP_MPA_REQUEST, 2);
-	}
+	ret = cep->xp->accept_one(cep);
 	if (ret) {
 		rddp_cep_fail(cep, ret);
 		mutex_unlock(&cep->lock);
@@ -858,17 +666,17 @@ static void rddp_cep_accept_one(struct rddp_cep *lcep, struct socket *sock)
 	}
 	if (trace_rddp_cm_request_enabled())
 		rddp_cep_trace_request(cep);
-	rddp_cep_timer_start(cep, rddp_mpa_timeout());
+	rddp_cep_timer_start(cep, rddp_setup_timeout());
 	set_bit(RDDP_CEP_EV_SOCK, &cep->events);
 	rddp_cep_queue(cep);
 	mutex_unlock(&cep->lock);
 	rddp_cep_put(cep);	/* the work, timer and socket hold it now */
 }
 
-/* SCTP's accept sleeps a tick when nothing is queued: ask first (cm_sctp.c). */
+/* An accept that would sleep with nothing queued: ask first (accept_ready). */
 static bool rddp_cep_accept_ready(struct rddp_cep *lcep)
 {
-	return !lcep->sctp || rddp_sctp_cm_accept_ready(lcep->sock);
+	return !lcep->xp->accept_ready || lcep->xp->accept_ready(lcep);
 }
 
 static void rddp_cep_listen_work(struct rddp_cep *lcep)
@@ -884,16 +692,10 @@ static void rddp_cep_listen_work(struct rddp_cep *lcep)
 
 static void rddp_cep_setup_event(struct rddp_cep *cep, unsigned long ev)
 {
-	struct sock *sk;
-	int ret;
-
 	if (test_bit(RDDP_CEP_EV_TIMEOUT, &ev)) {
-		pr_debug("rddp: MPA setup timed out in %s\n",
+		pr_debug("rddp: %s setup timed out in %s\n", cep->xp->name,
 			 rddp_cep_state_names[cep->state]);
-		if (cep->sctp)
-			rddp_sctp_cm_timeout(cep);	/* §3.1: a Terminate */
-		else
-			rddp_cep_fail(cep, -ETIMEDOUT);
+		cep->xp->timeout(cep);
 		return;
 	}
 	if (test_bit(RDDP_CEP_EV_QP_DESTROYED, &ev)) {
@@ -901,55 +703,8 @@ static void rddp_cep_setup_event(struct rddp_cep *cep, unsigned long ev)
 		rddp_cep_fail(cep, -ECONNABORTED);
 		return;
 	}
-	if (!cep->sock)
-		return;
-	if (cep->sctp) {
-		rddp_sctp_cm_setup_event(cep);
-		return;
-	}
-	sk = cep->sock->sk;
-	switch (cep->state) {
-	case RDDP_CEP_CONNECTING:
-		if (sk->sk_state == TCP_ESTABLISHED) {
-			rddp_cep_send_request(cep);
-			return;
-		}
-		if (sk->sk_state == TCP_SYN_SENT)
-			return;
-		ret = sock_error(sk);
-		rddp_cep_fail(cep, ret ? ret : -ECONNREFUSED);
-		return;
-	case RDDP_CEP_AWAIT_REPLY:
-	case RDDP_CEP_AWAIT_REQUEST:
-		ret = rddp_cep_read_frame(cep);
-		if (ret == RDDP_MPA_FRAME_MORE)
-			return;
-		if (ret == RDDP_MPA_FRAME_OK) {
-			trace_rddp_mpa_recv(cep, &cep->peer);
-			if (cep->state == RDDP_CEP_AWAIT_REPLY)
-				rddp_cep_got_reply(cep);
-			else
-				rddp_cep_got_request(cep);
-			return;
-		}
-		if (ret > 0)
-			trace_rddp_mpa_error(cep, ret,
-					     rddp_mpa_frame_err_names[ret]);
-		if (ret > 0)
-			/* The peer writes this line: rate-limited. */
-			pr_info_ratelimited("rddp: bad MPA %s: %s\n",
-					    cep->active ? "Reply" : "Request",
-					    rddp_mpa_frame_err_names[ret]);
-		rddp_cep_fail(cep, ret < 0 ? ret : -ECONNREFUSED);
-		return;
-	case RDDP_CEP_AWAIT_ACCEPT:
-		/* The peer gave up before the ULP answered. */
-		if (sk->sk_state != TCP_ESTABLISHED)
-			rddp_cep_fail(cep, -ECONNRESET);
-		return;
-	default:
-		return;
-	}
+	if (cep->sock)
+		cep->xp->setup_event(cep);
 }
 
 static void rddp_cep_work(struct work_struct *work)
@@ -981,14 +736,14 @@ static void rddp_cep_work(struct work_struct *work)
 /* ---- iw_cm provider calls ---- */
 
 /*
- * Bind @sock (TCP or SCTP, created by the caller) to @laddr, give it to the
- * endpoint and start connecting to @raddr, the cm_id referenced. Takes
- * @sock: on failure it is released or the endpoint's. Caller holds
- * cep->lock.
+ * Bind @sock (created by the transport) to @laddr, give it to the endpoint
+ * and start connecting to @raddr, the cm_id referenced. Takes @sock: on
+ * failure it is released or the endpoint's. Caller holds cep->lock.
  */
-int rddp_cep_bind_connect(struct rddp_cep *cep, struct iw_cm_id *id,
-			  struct socket *sock, struct sockaddr_storage *laddr,
-			  struct sockaddr_storage *raddr)
+static int rddp_cep_bind_connect(struct rddp_cep *cep, struct iw_cm_id *id,
+				 struct socket *sock,
+				 struct sockaddr_storage *laddr,
+				 struct sockaddr_storage *raddr)
 {
 	int ret;
 
@@ -1006,8 +761,8 @@ int rddp_cep_bind_connect(struct rddp_cep *cep, struct iw_cm_id *id,
 		sock_release(sock);
 		return ret;
 	}
-	if (cep->sctp && cep->settings.multihome)	/* §4.2 */
-		rddp_sctp_bind_more(cep->rdev, sock, laddr);
+	if (cep->xp->bound)
+		cep->xp->bound(cep, sock, laddr);
 	rddp_cep_sock_attach(cep, sock);
 	id->add_ref(id);
 	cep->cm_id = id;
@@ -1023,27 +778,21 @@ int rddp_cep_bind_connect(struct rddp_cep *cep, struct iw_cm_id *id,
 	return 0;
 }
 
-/* The TCP connection of an active endpoint. Caller holds cep->lock. */
-static int rddp_cep_tcp_connect(struct rddp_cep *cep, struct iw_cm_id *id,
-				struct sockaddr_storage *laddr,
-				struct sockaddr_storage *raddr)
-{
-	struct socket *sock;
-	int ret;
-
-	ret = rddp_sock_create(cep, raddr->ss_family, &sock);
-	if (ret)
-		return ret;
-	rddp_sock_share_mapped_port(sock, id);
-	return rddp_cep_bind_connect(cep, id, sock, laddr, raddr);
-}
+/* What a transport's setup calls back (cep.h): cep->up. */
+static const struct rddp_cep_upcalls rddp_cep_upcalls = {
+	.bind_connect = rddp_cep_bind_connect,
+	.deliver = rddp_cep_deliver,
+	.fail = rddp_cep_fail,
+	.got_request = rddp_cep_got_request_event,
+	.go_rts = rddp_cep_go_rts,
+};
 
 int rddp_iw_connect(struct iw_cm_id *id, struct iw_cm_conn_param *param)
 {
 	struct rddp_device *rdev = to_rddp_dev(id->device);
 	struct sockaddr_storage laddr = id->m_local_addr;
 	struct sockaddr_storage *raddr = &id->m_remote_addr;
-	u16 pd_max = RDDP_MPA_PD_MAX;
+	const struct rddp_cm_transport *xp;
 	struct rddp_settings set;
 	struct rddp_qp *qp;
 	struct rddp_cep *cep;
@@ -1053,18 +802,16 @@ int rddp_iw_connect(struct iw_cm_id *id, struct iw_cm_conn_param *param)
 	    (raddr->ss_family != AF_INET && raddr->ss_family != AF_INET6))
 		return -EAFNOSUPPORT;
 	rddp_settings_get(rdev, &set);
-	if (set.transport == RDDP_TRANSPORT_SCTP)
-		pd_max = RDDP_SCTP_ULP_PD_MAX;	/* as over MPA (wire-sctp.md) */
-	else if (set.mpa_rev == 2)
-		pd_max -= RDDP_MPA_V2_DATA_LEN;
-	if (param->private_data_len > pd_max)
+	/* the device's transport initiates (genl.c checks the value) */
+	xp = rddp_cm_transports[set.transport];
+	if (param->private_data_len > xp->pd_max(&set))
 		return -EINVAL;
 	if (param->ord > RDDP_MAX_ORD || param->ird > RDDP_MAX_IRD)
 		return -EINVAL;
 	qp = rddp_qp_get_by_qpn(rdev, param->qpn);
 	if (!qp)
 		return -EINVAL;
-	cep = rddp_cep_alloc(rdev);
+	cep = rddp_cep_alloc(rdev, xp);
 	if (!cep) {
 		rddp_qp_put(qp);
 		return -ENOMEM;
@@ -1076,7 +823,7 @@ int rddp_iw_connect(struct iw_cm_id *id, struct iw_cm_conn_param *param)
 	cep->settings = set;	/* the one pd_max was checked against */
 	cep->active = true;
 	cep->qp = qp;
-	ret = rddp_qp_connect_begin(qp, cep);
+	ret = rddp_qp_connect_begin(qp, &cep->conn);
 	if (ret)
 		goto err;
 	cep->ird = param->ird ? param->ird : 1;
@@ -1084,15 +831,10 @@ int rddp_iw_connect(struct iw_cm_id *id, struct iw_cm_conn_param *param)
 	cep->pd_len = param->private_data_len;
 	if (cep->pd_len)
 		memcpy(cep->pd, param->private_data, cep->pd_len);
-
-	cep->sctp = set.transport == RDDP_TRANSPORT_SCTP;
-	if (cep->sctp)
-		ret = rddp_sctp_cm_connect(cep, id, &laddr, raddr);
-	else
-		ret = rddp_cep_tcp_connect(cep, id, &laddr, raddr);
+	ret = xp->connect(cep, id, &laddr, raddr);
 	if (ret)
 		goto err;
-	rddp_cep_timer_start(cep, rddp_mpa_timeout());
+	rddp_cep_timer_start(cep, rddp_setup_timeout());
 	set_bit(RDDP_CEP_EV_SOCK, &cep->events);
 	rddp_cep_queue(cep);
 	mutex_unlock(&cep->lock);
@@ -1105,62 +847,6 @@ err:
 	mutex_unlock(&cep->lock);
 	rddp_cep_put(cep);
 	return ret;
-}
-
-/* The MPA Reply (RFC 5044 §7.1, RFC 6581), then RTS. Caller holds cep->lock. */
-static int rddp_cep_mpa_accept(struct rddp_cep *cep,
-			       struct iw_cm_conn_param *param)
-{
-	struct rddp_mpa_frame *r = &cep->peer;
-	struct rddp_stream_params p = { 0 };
-	struct rddp_mpa_frame f = { .type = RDDP_MPA_REPLY };
-	u16 pd_max = RDDP_MPA_PD_MAX;
-	struct rddp_qp *qp = cep->qp;
-	int ret;
-
-	/* RFC 6581: answer with the lower revision */
-	p.mpa_rev = min_t(u8, r->rev, cep->settings.mpa_rev);
-	p.crc = cep->settings.crc || r->crc;
-	p.markers_tx = r->markers;
-	p.markers_rx = cep->settings.markers;
-	p.tx_batch = cep->settings.tx_batch;
-	p.tx_zcopy = cep->settings.tx_zcopy;
-	p.peer_timeout_ms = cep->settings.peer_timeout_ms;
-	p.ird = clamp_t(u16, param->ird, 1, RDDP_MAX_IRD);
-	p.ord = clamp_t(u16, param->ord, 1, RDDP_MAX_ORD);
-	f.rev = p.mpa_rev;
-	f.crc = p.crc;
-	f.markers = p.markers_rx;
-	if (p.mpa_rev == 2 && r->enhanced) {
-		pd_max -= RDDP_MPA_V2_DATA_LEN;
-		/* RFC 6581 §9.1.1: our ORD within the initiator's IRD */
-		p.ord = clamp_t(u16, min_t(u16, p.ord, r->ird), 1,
-				RDDP_MAX_ORD);
-		f.enhanced = true;
-		f.ird = p.ird;
-		f.ord = p.ord;
-		if (r->p2p) {
-			/* Pick one RTR kind: Write, else Read, else Send. */
-			if (r->rtr & RDDP_MPA_RTR_WRITE)
-				p.rtr = RDDP_MPA_RTR_WRITE;
-			else if (r->rtr & RDDP_MPA_RTR_READ)
-				p.rtr = RDDP_MPA_RTR_READ;
-			else if (r->rtr & RDDP_MPA_RTR_SEND)
-				p.rtr = RDDP_MPA_RTR_SEND;
-			f.p2p = p.rtr != 0;
-			f.rtr = p.rtr;
-		}
-	}
-	if (param->private_data_len > pd_max)
-		return -EINVAL;
-	f.pd = param->private_data;
-	f.pd_len = param->private_data_len;
-	ret = rddp_cep_send_frame(cep, &f);
-	if (ret)
-		return ret;
-	qp->ird = p.ird;
-	qp->ord = p.ord;
-	return rddp_cep_go_rts(cep, &p);
 }
 
 int rddp_iw_accept(struct iw_cm_id *id, struct iw_cm_conn_param *param)
@@ -1192,10 +878,7 @@ int rddp_iw_accept(struct iw_cm_id *id, struct iw_cm_conn_param *param)
 		goto err_qp;
 	}
 	cep->qp = qp;
-	if (cep->sctp)
-		ret = rddp_sctp_cm_accept(cep, param);
-	else
-		ret = rddp_cep_mpa_accept(cep, param);
+	ret = cep->xp->accept(cep, param);
 	if (ret)
 		goto err_qp;
 	id->add_ref(id);
@@ -1237,61 +920,30 @@ int rddp_iw_reject(struct iw_cm_id *id, const void *pdata, u8 pd_len)
 
 /* ---- listening ---- */
 
-static bool rddp_addr_any(const struct sockaddr_storage *a)
-{
-	if (a->ss_family == AF_INET6)
-		return ipv6_addr_any(&((const struct sockaddr_in6 *)a)->sin6_addr);
-	return ((const struct sockaddr_in *)a)->sin_addr.s_addr ==
-	       htonl(INADDR_ANY);
-}
-
 /*
- * A listening socket for @id on @addr, TCP or SCTP, on @l. A TCP wildcard
- * listens on the device's netdev alone (SO_BINDTODEVICE, sk_bound_dev_if):
- * it takes connections to whatever address the netdev has now or later,
- * other devices may listen on the same port with their own, and IPv6's
- * [::] takes IPv4 too unless the cm_id is afonly (RFC 4291 §2.5.5.2's
- * mapped addresses, unmapped in rddp_sock_addrs()).
+ * A listening endpoint for @id on @addr over @xp, on @l: the transport
+ * makes the socket (cep.h, listen); the endpoint takes it.
  */
 static int rddp_listen_one(struct rddp_device *rdev, struct rddp_listen *l,
 			   struct iw_cm_id *id, struct sockaddr_storage *addr,
-			   int backlog, bool sctp)
+			   int backlog, const struct rddp_cm_transport *xp)
 {
 	struct rddp_cep *cep;
 	struct socket *sock;
 	int ret;
 
-	cep = rddp_cep_alloc(rdev);
+	cep = rddp_cep_alloc(rdev, xp);
 	if (!cep)
 		return -ENOMEM;
-	if (sctp)
-		ret = rddp_sctp_sock_create(dev_net(rdev->netdev),
-					    addr->ss_family, &sock);
-	else
-		ret = rddp_sock_create(cep, addr->ss_family, &sock);
-	if (ret)
-		goto err;
-	if (addr->ss_family == AF_INET6 && id->afonly)
-		ip6_sock_set_v6only(sock->sk);
-	if (!sctp)
-		rddp_sock_share_mapped_port(sock, id);
-	if (!sctp && rddp_addr_any(addr))
-		ret = sock_bindtoindex(sock->sk, rdev->netdev->ifindex, true);
-	if (!ret)
-		ret = kernel_bind(sock, (struct sockaddr *)addr,
-				  rddp_addr_len(addr));
-	if (!ret && sctp && cep->settings.multihome)	/* draft-ietf-rddp-sctp §4.2 */
-		rddp_sctp_bind_more(rdev, sock, addr);
-	if (!ret)
-		ret = kernel_listen(sock, backlog);
+	ret = xp->listen(cep, id, addr, backlog, &sock);
 	if (ret) {
-		sock_release(sock);
-		goto err;
+		rddp_cep_unlist(cep);
+		rddp_cep_put(cep);
+		return ret;
 	}
 	mutex_lock(&cep->lock);
 	id->add_ref(id);
 	cep->listen_id = id;
-	cep->sctp = sctp;
 	cep->state = RDDP_CEP_LISTEN;
 	rddp_cep_sock_attach(cep, sock);
 	trace_rddp_cm_listen(cep, addr);
@@ -1299,61 +951,68 @@ static int rddp_listen_one(struct rddp_device *rdev, struct rddp_listen *l,
 	/* the listen list holds the creator's reference */
 	list_add_tail(&cep->listen_entry, &l->ceps);
 	return 0;
-err:
-	rddp_cep_unlist(cep);
-	rddp_cep_put(cep);
-	return ret;
 }
 
 /*
- * Whether a new listen on @rdev opens SCTP listeners too: only where the
- * device's transport is SCTP. A device set to TCP opens none, so what a
- * remote host can send to one (Documentation/wire-sctp.md) stays off where
- * SCTP is not wanted. Read at the listen: an existing listener keeps what
- * it opened.
+ * Whether a new listen on @rdev opens @xp's listeners: always for the
+ * transport every listen takes (listen_always), else only where the device
+ * is set to it, so that what a remote host can send to a listener of
+ * another transport stays off where that transport is not wanted. Read
+ * at the listen: an existing listener keeps what it opened.
  */
-static bool rddp_listen_wants_sctp(struct rddp_device *rdev)
+static bool rddp_listen_wants(struct rddp_device *rdev,
+			      const struct rddp_cm_transport *xp)
 {
 	struct rddp_settings set;
 
+	if (xp->listen_always)
+		return true;
 	rddp_settings_get(rdev, &set);
-	return set.transport == RDDP_TRANSPORT_SCTP;
+	return rddp_cm_transports[set.transport] == xp;
 }
 
 /*
- * SCTP's listener on @addr (draft-ietf-rddp-sctp-00): the port spaces of
- * TCP and SCTP are separate, so the active side's transport decides which
- * one a connection takes. Best effort: without SCTP in the kernel
- * (sock_create tries to load sctp.ko), or with the port taken in SCTP's
- * space, the cm_id listens on TCP alone. It comes after TCP's: SCTP's
- * first listen may load modules (sctp.ko, the cookie's HMAC) or try to in
- * vain, which a TCP client should not wait for.
+ * A listener of @xp. Each transport has a port space of its own, so the
+ * active side's transport decides which one a connection takes. One that
+ * not every listen takes is best effort: without it in the kernel
+ * (sock_create tries to load its module), or with the port taken in its
+ * space, the cm_id listens on the others alone (logged, unless the kernel
+ * lacks it). The table's order puts it after the first
+ * (cm_transports.c).
  */
-static void rddp_listen_sctp(struct rddp_device *rdev, struct rddp_listen *l,
-			     struct iw_cm_id *id, struct sockaddr_storage *addr,
-			     int backlog)
+static int rddp_listen_xp(struct rddp_device *rdev, struct rddp_listen *l,
+			  struct iw_cm_id *id, struct sockaddr_storage *addr,
+			  int backlog, const struct rddp_cm_transport *xp)
 {
-	int ret = rddp_listen_one(rdev, l, id, addr, backlog, true);
+	int ret = rddp_listen_one(rdev, l, id, addr, backlog, xp);
 
-	if (ret && ret != -EPROTONOSUPPORT && ret != -ESOCKTNOSUPPORT)
-		pr_info_ratelimited("rddp: %s: %pISpc: listening on TCP only, SCTP failed: %d\n",
-				    dev_name(&rdev->ibdev.dev), addr, ret);
+	if (!ret || xp->listen_always)
+		return ret;
+	if (ret != -EPROTONOSUPPORT && ret != -ESOCKTNOSUPPORT)
+		pr_info_ratelimited("rddp: %s: %pISpc: listening on %s only, %s failed: %d\n",
+				    dev_name(&rdev->ibdev.dev), addr,
+				    rddp_cm_transports[0]->name, xp->name, ret);
+	return 0;
 }
 
 /*
- * Listen on @addr with TCP (MPA) and, where the device wants it, SCTP. On
- * failure the caller closes @l.
+ * Listen on @addr with every transport the device wants (the table's
+ * order). On failure the caller closes @l.
  */
 static int rddp_listen_addr(struct rddp_device *rdev, struct rddp_listen *l,
 			    struct iw_cm_id *id, struct sockaddr_storage *addr,
 			    int backlog)
 {
-	int ret = rddp_listen_one(rdev, l, id, addr, backlog, false);
+	int i, ret;
 
-	if (ret)
-		return ret;
-	if (rddp_listen_wants_sctp(rdev))
-		rddp_listen_sctp(rdev, l, id, addr, backlog);
+	for (i = 0; i < ARRAY_SIZE(rddp_cm_transports); i++) {
+		if (!rddp_listen_wants(rdev, rddp_cm_transports[i]))
+			continue;
+		ret = rddp_listen_xp(rdev, l, id, addr, backlog,
+				     rddp_cm_transports[i]);
+		if (ret)
+			return ret;
+	}
 	return 0;
 }
 
@@ -1432,14 +1091,13 @@ static void rddp_listen_close(struct rddp_listen *l)
 }
 
 /*
- * SCTP's listeners of a wildcard IPv4 listen: one per address the netdev
- * has now (at most 16). An SCTP socket bound to the wildcard would list
- * every address of the namespace in its INIT ACK (RFC 4960 §3.3.3), other
- * devices' included, which the device's `multihome off` forbids.
+ * The listeners of a wildcard IPv4 listen over a transport that listens
+ * per address (listen_per_address, cep.h says why): one per address the
+ * netdev has now (at most 16).
  */
-static void rddp_listen_sctp_any4(struct rddp_device *rdev,
-				  struct rddp_listen *l, struct iw_cm_id *id,
-				  __be16 port, int backlog)
+static void rddp_listen_each4(struct rddp_device *rdev, struct rddp_listen *l,
+			      struct iw_cm_id *id, __be16 port, int backlog,
+			      const struct rddp_cm_transport *xp)
 {
 	struct sockaddr_storage a;
 	struct sockaddr_in *sin = (struct sockaddr_in *)&a;
@@ -1460,17 +1118,17 @@ static void rddp_listen_sctp_any4(struct rddp_device *rdev,
 		sin->sin_family = AF_INET;
 		sin->sin_port = port;
 		sin->sin_addr.s_addr = addrs[i];
-		rddp_listen_sctp(rdev, l, id, &a, backlog);
+		rddp_listen_xp(rdev, l, id, &a, backlog, xp);
 	}
 }
 
 /*
- * SCTP's listeners of a wildcard IPv6 listen, as rddp_listen_sctp_any4():
- * every usable address, link-local ones too, scoped to the netdev.
+ * The same for a wildcard IPv6 listen, as rddp_listen_each4(): every
+ * usable address, link-local ones too, scoped to the netdev.
  */
-static void rddp_listen_sctp_any6(struct rddp_device *rdev,
-				  struct rddp_listen *l, struct iw_cm_id *id,
-				  __be16 port, int backlog)
+static void rddp_listen_each6(struct rddp_device *rdev, struct rddp_listen *l,
+			      struct iw_cm_id *id, __be16 port, int backlog,
+			      const struct rddp_cm_transport *xp)
 {
 	struct inet6_dev *idev = in6_dev_get(rdev->netdev);
 	struct sockaddr_storage a;
@@ -1495,33 +1153,43 @@ static void rddp_listen_sctp_any6(struct rddp_device *rdev,
 		sin6->sin6_addr = addrs[i];
 		if (ipv6_addr_type(&addrs[i]) & IPV6_ADDR_LINKLOCAL)
 			sin6->sin6_scope_id = rdev->netdev->ifindex;
-		rddp_listen_sctp(rdev, l, id, &a, backlog);
+		rddp_listen_xp(rdev, l, id, &a, backlog, xp);
 	}
 }
 
 /*
- * A wildcard listen: TCP on the wildcard, bound to the netdev, which never
- * fails for want of an address (rdma_cm fails a whole wildcard listen when
- * one device fails it, and leaves a new device that an existing wildcard
- * listener fails on out for good); SCTP on the addresses there are now.
+ * A wildcard listen: a transport that listens on the wildcard gets it
+ * (bound to the netdev by the transport, which never fails for want of an
+ * address: rdma_cm fails a whole wildcard listen when one device fails
+ * it, and leaves a new device that an existing wildcard listener fails on
+ * out for good); one that listens per address gets the addresses there
+ * are now.
  */
 static int rddp_listen_any(struct rddp_device *rdev, struct rddp_listen *l,
 			   struct iw_cm_id *id, int backlog)
 {
 	struct sockaddr_storage *la = &id->m_local_addr;
-	int ret;
+	const struct rddp_cm_transport *xp;
+	int i, ret;
 
-	ret = rddp_listen_one(rdev, l, id, la, backlog, false);
-	if (ret || !rddp_listen_wants_sctp(rdev))
-		return ret;
-	if (la->ss_family == AF_INET)
-		rddp_listen_sctp_any4(rdev, l, id,
-				      ((struct sockaddr_in *)la)->sin_port,
-				      backlog);
-	else
-		rddp_listen_sctp_any6(rdev, l, id,
-				      ((struct sockaddr_in6 *)la)->sin6_port,
-				      backlog);
+	for (i = 0; i < ARRAY_SIZE(rddp_cm_transports); i++) {
+		xp = rddp_cm_transports[i];
+		if (!rddp_listen_wants(rdev, xp))
+			continue;
+		if (!xp->listen_per_address) {
+			ret = rddp_listen_xp(rdev, l, id, la, backlog, xp);
+			if (ret)
+				return ret;
+		} else if (la->ss_family == AF_INET) {
+			rddp_listen_each4(rdev, l, id,
+					  ((struct sockaddr_in *)la)->sin_port,
+					  backlog, xp);
+		} else {
+			rddp_listen_each6(rdev, l, id,
+					  ((struct sockaddr_in6 *)la)->sin6_port,
+					  backlog, xp);
+		}
+	}
 	return 0;
 }
 
@@ -1590,17 +1258,14 @@ void rddp_cm_device_stop(struct rddp_device *rdev)
 	}
 }
 
-struct workqueue_struct *rddp_wq;
-
 int rddp_cm_init(void)
 {
-	rddp_wq = alloc_workqueue("rddp", WQ_UNBOUND | WQ_MEM_RECLAIM, 0);
-	return rddp_wq ? 0 : -ENOMEM;
+	return rddp_wq_init();
 }
 
 void rddp_cm_exit(void)
 {
-	destroy_workqueue(rddp_wq);
+	rddp_wq_exit();
 	/* Every device is gone and the work has run: a leak is a bug. */
 	WARN(atomic_read(&rddp_cep_count), "rddp: %d connection endpoints leaked\n",
 	     atomic_read(&rddp_cep_count));

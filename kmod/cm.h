@@ -9,30 +9,7 @@
 
 #include <rdma/iw_cm.h>
 
-struct rddp_cep;
 struct rddp_device;
-
-/**
- * enum rddp_cep_event - events the data path reports to a connection's CM
- * work
- * @RDDP_CEP_EV_STREAM_ERROR: RX or TX detected an error
- * @RDDP_CEP_EV_PEER_CLOSED: the peer ended the connection gracefully in
- *	full operation (TCP FIN; SCTP SHUTDOWN or the session's Terminate)
- * @RDDP_CEP_EV_PEER_ABORTED: the connection ended abortively in full
- *	operation (TCP RST, SCTP ABORT, or the LLP's liveness bound: the
- *	socket's error is set); iw_cm's CLOSE then carries -ECONNRESET, as
- *	hardware RNICs report an abort, where a graceful end carries 0
- * @RDDP_CEP_EV_STREAM_CLOSED: the QP stopped its stream
- * @RDDP_CEP_EV_QP_DESTROYED: destroy_qp of the QP an active endpoint is
- *	connecting (rddp_qp_connect_begin()): the connect fails at once
- */
-enum rddp_cep_event {
-	RDDP_CEP_EV_STREAM_ERROR,
-	RDDP_CEP_EV_PEER_CLOSED,
-	RDDP_CEP_EV_PEER_ABORTED,
-	RDDP_CEP_EV_STREAM_CLOSED,
-	RDDP_CEP_EV_QP_DESTROYED,
-};
 
 /**
  * rddp_cm_init() - module init: allocate rddp_wq, the unbound workqueue the
@@ -112,40 +89,6 @@ int rddp_iw_create_listen(struct iw_cm_id *id, int backlog);
  * Return: 0.
  */
 int rddp_iw_destroy_listen(struct iw_cm_id *id);
-
-/**
- * rddp_cep_event() - report an event to a connection's CM work
- * @cep: the connection endpoint
- * @ev: the event, queued for the CM work
- *
- * Any context.
- */
-void rddp_cep_event(struct rddp_cep *cep, enum rddp_cep_event ev);
-
-/**
- * rddp_cep_get() - take a reference on a connection endpoint
- * @cep: the endpoint
- */
-void rddp_cep_get(struct rddp_cep *cep);
-
-/**
- * rddp_cep_put() - drop a reference on a connection endpoint; the last
- * frees it
- * @cep: the endpoint
- */
-void rddp_cep_put(struct rddp_cep *cep);
-
-/**
- * rddp_sock_release() - close one of our TCP sockets so that TCP still
- * finishes its close
- * @sock: the socket
- *
- * A kernel socket holds no reference to its network namespace, and 6.1's
- * tcp_close() then stops its retransmission timers: a lost FIN would never
- * be sent again. The socket takes that reference for its life as an orphan
- * (cm.c gives the details).
- */
-void rddp_sock_release(struct socket *sock);
 
 /**
  * rddp_cm_device_stop() - device teardown: close every connection attempt

@@ -56,8 +56,37 @@
 #include <net/sctp/sctp.h>
 #include <net/sock.h>
 
-#include "cm_priv.h"
+#include "cep.h"
+#include "llp.h"
 #include "sctp_link.h"
+
+/**
+ * struct rddp_sctp_cep - an endpoint setting up a DDP Stream Session
+ * @cep: the CM's endpoint; first, so that the CM allocates and frees the
+ *	whole (rddp_cm_sctp.cep_size)
+ * @comm_up: SCTP_COMM_UP seen
+ * @peer_ali: the peer indicated DDP+RDMA (§4.1)
+ * @graceful: ended by our Terminate or SHUTDOWN: no ABORT at close
+ * @link: the association's DDP Stream (sctp_link.h), until handed to the
+ *	QP's stream at RTS (rddp_sctp_cm_hand_over())
+ * @peer_conn: the Initiate's or Accept's IRD/ORD
+ */
+struct rddp_sctp_cep {
+	struct rddp_cep cep;
+	bool comm_up;
+	bool peer_ali;
+	bool graceful;
+	struct rddp_sctp_link *link;
+	struct rddp_sctp_conn peer_conn;
+};
+
+static_assert(offsetof(struct rddp_sctp_cep, cep) == 0);
+static_assert(RDDP_SCTP_ULP_PD_MAX <= RDDP_CEP_PD_MAX);
+
+static struct rddp_sctp_cep *to_sctp_cep(struct rddp_cep *cep)
+{
+	return container_of(cep, struct rddp_sctp_cep, cep);
+}
 
 /* The peer's IRD/ORD prefix and ULP private data (wire-sctp.md). */
 #define RDDP_SCTP_CONN_PD_MAX	(RDDP_SCTP_IRD_ORD_LEN + RDDP_SCTP_ULP_PD_MAX)
@@ -86,7 +115,7 @@ static int rddp_sctp_cm_refuse(struct rddp_cep *cep, const char *why)
  * setup we send Session Control only, and SCTP charges each chunk to
  * sk_wmem_queued until the SACK that frees it (sctp_wfree()), which wakes
  * the socket's wait queue. Bounded by the socket's send timeout (the
- * setup bound, rddp_mpa_timeout()); the association's end stops it too.
+ * setup bound, rddp_setup_timeout()); the association's end stops it too.
  * Sleeps; caller holds cep->lock and owns the socket.
  */
 static bool rddp_sctp_cm_acked(struct sock *sk)
@@ -114,12 +143,13 @@ static int rddp_sctp_cm_wait_acked(struct rddp_cep *cep)
 static int rddp_sctp_cm_send(struct rddp_cep *cep, u16 fc, const u8 *pd,
 			     u32 pd_len)
 {
+	struct rddp_sctp_link *l = to_sctp_cep(cep)->link;
 	int ret = 0;
 
-	if (cep->link->tx_ssn != RDDP_SCTP_SSN_FIRST)	/* one went before */
+	if (l->tx_ssn != RDDP_SCTP_SSN_FIRST)	/* one went before */
 		ret = rddp_sctp_cm_wait_acked(cep);
 	if (!ret)
-		ret = rddp_sctp_send_ctrl(cep->link, fc, pd, pd_len, true);
+		ret = rddp_sctp_send_ctrl(l, fc, pd, pd_len, true);
 	return ret;
 }
 
@@ -149,17 +179,18 @@ enum rddp_sctp_cm_end {
 static void rddp_sctp_cm_fail(struct rddp_cep *cep, int status,
 			      enum rddp_sctp_cm_end end)
 {
-	bool up = cep->link && cep->sock && cep->comm_up && cep->peer_ali &&
+	struct rddp_sctp_cep *sc = to_sctp_cep(cep);
+	bool up = sc->link && cep->sock && sc->comm_up && sc->peer_ali &&
 		  cep->sock->sk->sk_state == SCTP_SS_ESTABLISHED;
 
 	if (up && end == RDDP_SCTP_CM_TERMINATE &&
 	    rddp_sctp_cm_send(cep, RDDP_SCTP_FC_TERMINATE, NULL, 0))
 		end = RDDP_SCTP_CM_ABORT;
 	if (up && end != RDDP_SCTP_CM_ABORT) {
-		rddp_sctp_drop_unread(cep->link);	/* else close ABORTs */
-		cep->sctp_graceful = true;
+		rddp_sctp_drop_unread(sc->link);	/* else close ABORTs */
+		sc->graceful = true;
 	}
-	rddp_cep_fail(cep, status);
+	cep->up->fail(cep, status);
 }
 
 /*
@@ -167,9 +198,10 @@ static void rddp_sctp_cm_fail(struct rddp_cep *cep, int status,
  * ULP that did not answer). A session that began (an Initiate either way)
  * gets our Terminate; one that never got past negotiation, SHUTDOWN alone.
  */
-void rddp_sctp_cm_timeout(struct rddp_cep *cep)
+static void rddp_sctp_cm_timeout(struct rddp_cep *cep)
 {
-	const struct rddp_sctp_sess *s = cep->link ? &cep->link->sess : NULL;
+	struct rddp_sctp_cep *sc = to_sctp_cep(cep);
+	const struct rddp_sctp_sess *s = sc->link ? &sc->link->sess : NULL;
 	bool began = s && (s->tx != RDDP_SCTP_PHASE_NEGOTIATE ||
 			   s->rx != RDDP_SCTP_PHASE_NEGOTIATE);
 	u32 unread = cep->sock ? skb_queue_len(&cep->sock->sk->sk_receive_queue) : 0;
@@ -179,11 +211,11 @@ void rddp_sctp_cm_timeout(struct rddp_cep *cep)
 	 * not read what it sent (a wake-up lost): a well-behaved peer's
 	 * session, refused so twice on loaded test hosts, is not explained.
 	 */
-	if (cep->comm_up)
+	if (sc->comm_up)
 		pr_info_ratelimited("rddp: SCTP %s refused: %s (%s adaptation indication, %u messages unread)\n",
 				    cep->active ? "connection" : "association",
 				    "session setup not finished in time (draft-ietf-rddp-sctp §3.1)",
-				    cep->peer_ali ? "with" : "no", unread);
+				    sc->peer_ali ? "with" : "no", unread);
 	rddp_sctp_cm_fail(cep, -ETIMEDOUT,
 			  began ? RDDP_SCTP_CM_TERMINATE : RDDP_SCTP_CM_SHUTDOWN);
 }
@@ -268,8 +300,8 @@ static int rddp_sctp_mh_addrs6(struct net *net, const struct in6_addr *skip,
  * socket lock); the caller owns @sock alone. Loopback devices, devices
  * that are down and IPv6 link-local addresses are left out.
  */
-void rddp_sctp_bind_more(struct rddp_device *rdev, struct socket *sock,
-			 const struct sockaddr_storage *bound)
+static void rddp_sctp_bind_more(struct rddp_device *rdev, struct socket *sock,
+				const struct sockaddr_storage *bound)
 {
 	const struct sockaddr_in6 *b6 = (const void *)bound;
 	const struct sockaddr_in *b4 = (const void *)bound;
@@ -299,19 +331,59 @@ void rddp_sctp_bind_more(struct rddp_device *rdev, struct socket *sock,
 	kfree(addrs);
 }
 
-/* ---- active side ---- */
+/* The endpoint's socket is bound: §4.2's other addresses, if multihomed. */
+static void rddp_sctp_cm_bound(struct rddp_cep *cep, struct socket *sock,
+			       const struct sockaddr_storage *laddr)
+{
+	if (cep->settings.multihome)
+		rddp_sctp_bind_more(cep->rdev, sock, laddr);
+}
 
-int rddp_sctp_cm_connect(struct rddp_cep *cep, struct iw_cm_id *id,
-			 struct sockaddr_storage *laddr,
-			 struct sockaddr_storage *raddr)
+/*
+ * A listening SCTP socket for @id on @addr: one address, never the
+ * wildcard (listen_per_address: the CM asks once per address of the
+ * netdev), and the others of the namespace too when multihomed (§4.2).
+ */
+static int rddp_sctp_cm_listen(struct rddp_cep *cep, struct iw_cm_id *id,
+			       struct sockaddr_storage *addr, int backlog,
+			       struct socket **sockp)
 {
 	struct socket *sock;
 	int ret;
 
-	cep->link = rddp_sctp_link_alloc();
-	if (!cep->link)
+	ret = rddp_sctp_sock_create(dev_net(cep->rdev->netdev),
+				    addr->ss_family, &sock);
+	if (ret)
+		return ret;
+	if (addr->ss_family == AF_INET6 && id->afonly)
+		ip6_sock_set_v6only(sock->sk);
+	ret = kernel_bind(sock, (struct sockaddr *)addr, rddp_addr_len(addr));
+	if (!ret)
+		rddp_sctp_cm_bound(cep, sock, addr);
+	if (!ret)
+		ret = kernel_listen(sock, backlog);
+	if (ret) {
+		sock_release(sock);
+		return ret;
+	}
+	*sockp = sock;
+	return 0;
+}
+
+/* ---- active side ---- */
+
+static int rddp_sctp_cm_connect(struct rddp_cep *cep, struct iw_cm_id *id,
+				struct sockaddr_storage *laddr,
+				struct sockaddr_storage *raddr)
+{
+	struct rddp_sctp_cep *sc = to_sctp_cep(cep);
+	struct socket *sock;
+	int ret;
+
+	sc->link = rddp_sctp_link_alloc();
+	if (!sc->link)
 		return -ENOMEM;
-	cep->link->rdev = cep->rdev;
+	sc->link->rdev = cep->rdev;
 	ret = rddp_sctp_sock_create(dev_net(cep->rdev->netdev),
 				    raddr->ss_family, &sock);
 	if (ret == -EPROTONOSUPPORT || ret == -ESOCKTNOSUPPORT)
@@ -319,10 +391,10 @@ int rddp_sctp_cm_connect(struct rddp_cep *cep, struct iw_cm_id *id,
 				    dev_name(&cep->rdev->ibdev.dev));
 	if (ret)
 		return ret;
-	sock->sk->sk_sndtimeo = rddp_mpa_timeout();
-	ret = rddp_cep_bind_connect(cep, id, sock, laddr, raddr);
+	sock->sk->sk_sndtimeo = rddp_setup_timeout();
+	ret = cep->up->bind_connect(cep, id, sock, laddr, raddr);
 	if (!ret)
-		cep->link->sock = sock;
+		sc->link->sock = sock;
 	return ret;
 }
 
@@ -360,10 +432,10 @@ static int rddp_sctp_cm_got_accept(struct rddp_cep *cep,
 	/* The link is the stream's from RTS on: keep the data first. */
 	if (pd_len)
 		memcpy(cep->pd, conn->ulp, pd_len);
-	ret = rddp_cep_go_rts(cep, &p);
+	ret = cep->up->go_rts(cep, &p);
 	if (ret)
 		return ret;
-	rddp_cep_deliver(cep, id, IW_CM_EVENT_CONNECT_REPLY, 0, cep->pd,
+	cep->up->deliver(cep, id, IW_CM_EVENT_CONNECT_REPLY, 0, cep->pd,
 			 pd_len, NULL);
 	return 1;
 }
@@ -398,11 +470,11 @@ static int rddp_sctp_cm_rejected(struct rddp_cep *cep)
 {
 	struct iw_cm_id *id = cep->cm_id;
 
-	rddp_cep_deliver(cep, id, IW_CM_EVENT_CONNECT_REPLY, -ECONNREFUSED,
+	cep->up->deliver(cep, id, IW_CM_EVENT_CONNECT_REPLY, -ECONNREFUSED,
 			 NULL, 0, cep->sock);
 	id->rem_ref(id);
 	cep->cm_id = NULL;
-	rddp_cep_fail(cep, 0);
+	cep->up->fail(cep, 0);
 	return 1;
 }
 
@@ -425,9 +497,9 @@ static int rddp_sctp_cm_rejected(struct rddp_cep *cep)
  * answer queues the work again (its COMM_UP calls sk_data_ready).
  * Sleeps (the socket lock); the caller owns the listener.
  */
-bool rddp_sctp_cm_accept_ready(struct socket *sock)
+static bool rddp_sctp_cm_accept_ready(struct rddp_cep *lcep)
 {
-	struct sock *sk = sock->sk;
+	struct sock *sk = lcep->sock->sk;
 	bool ready;
 
 	lock_sock(sk);
@@ -436,13 +508,15 @@ bool rddp_sctp_cm_accept_ready(struct socket *sock)
 	return ready;
 }
 
-int rddp_sctp_cm_accept_one(struct rddp_cep *cep)
+static int rddp_sctp_cm_accept_one(struct rddp_cep *cep)
 {
-	cep->link = rddp_sctp_link_alloc();
-	if (!cep->link)
+	struct rddp_sctp_cep *sc = to_sctp_cep(cep);
+
+	sc->link = rddp_sctp_link_alloc();
+	if (!sc->link)
 		return -ENOMEM;
-	cep->link->rdev = cep->rdev;
-	cep->link->sock = cep->sock;
+	sc->link->rdev = cep->rdev;
+	sc->link->sock = cep->sock;
 	/* the listener's settings are the association's; ours, to be sure */
 	return rddp_sctp_sock_setup(cep->sock);
 }
@@ -451,18 +525,21 @@ int rddp_sctp_cm_accept_one(struct rddp_cep *cep)
 static int rddp_sctp_cm_got_initiate(struct rddp_cep *cep,
 				     const struct rddp_sctp_conn *conn)
 {
-	cep->peer_conn = *conn;
+	struct rddp_sctp_cep *sc = to_sctp_cep(cep);
+
+	sc->peer_conn = *conn;
 	cep->pd_len = conn->ulp_len;
 	if (cep->pd_len)
 		memcpy(cep->pd, conn->ulp, cep->pd_len);
-	cep->peer_conn.ulp = cep->pd;
-	rddp_cep_got_request_event(cep, cep->pd, cep->pd_len, conn->ird,
-				   conn->ord);
+	sc->peer_conn.ulp = cep->pd;
+	cep->up->got_request(cep, cep->pd, cep->pd_len, conn->ird, conn->ord);
 	return 1;
 }
 
-int rddp_sctp_cm_accept(struct rddp_cep *cep, struct iw_cm_conn_param *param)
+static int rddp_sctp_cm_accept(struct rddp_cep *cep,
+			       struct iw_cm_conn_param *param)
 {
+	u16 peer_ird = to_sctp_cep(cep)->peer_conn.ird;
 	struct rddp_stream_params p = { 0 };
 	struct rddp_qp *qp = cep->qp;
 	int len, ret;
@@ -474,8 +551,7 @@ int rddp_sctp_cm_accept(struct rddp_cep *cep, struct iw_cm_conn_param *param)
 	p.peer_timeout_ms = cep->settings.peer_timeout_ms;
 	p.ird = clamp_t(u16, param->ird, 1, RDDP_MAX_IRD);
 	/* RFC 6581 §9.1.1: our ORD within the initiator's IRD */
-	p.ord = clamp_t(u16, min_t(u16, param->ord, cep->peer_conn.ird), 1,
-			RDDP_MAX_ORD);
+	p.ord = clamp_t(u16, min_t(u16, param->ord, peer_ird), 1, RDDP_MAX_ORD);
 	buf = kmalloc(RDDP_SCTP_CONN_PD_MAX, GFP_KERNEL);
 	if (!buf)
 		return -ENOMEM;
@@ -489,16 +565,21 @@ int rddp_sctp_cm_accept(struct rddp_cep *cep, struct iw_cm_conn_param *param)
 		return ret;
 	qp->ird = p.ird;
 	qp->ord = p.ord;
-	return rddp_cep_go_rts(cep, &p);
+	return cep->up->go_rts(cep, &p);
 }
 
-/* §3.4: a Terminate answers the Initiate; the ULP's data cannot go with it. */
-int rddp_sctp_cm_reject(struct rddp_cep *cep)
+/*
+ * §3.4: a Terminate answers the Initiate; the ULP's data (@pd) cannot go
+ * with it: the draft's Terminate carries none.
+ */
+static int rddp_sctp_cm_reject(struct rddp_cep *cep, const void *pd,
+			       u8 pd_len)
 {
 	int ret;
 
 	ret = rddp_sctp_cm_send(cep, RDDP_SCTP_FC_TERMINATE, NULL, 0);
-	rddp_sctp_drop_unread(cep->link);	/* so that close is graceful */
+	/* so that close is graceful */
+	rddp_sctp_drop_unread(to_sctp_cep(cep)->link);
 	return ret;
 }
 
@@ -528,7 +609,8 @@ static int rddp_sctp_cm_deliver(void *ctx, const struct rddp_sctp_chunk *c)
 	struct rddp_cep *cep = ctx;
 	int what;
 
-	what = rddp_sctp_setup_rx(&cep->link->sess, cep->active, c->msg);
+	what = rddp_sctp_setup_rx(&to_sctp_cep(cep)->link->sess, cep->active,
+				  c->msg);
 	if (what < 0)	/* §3.1: a Segment before any Initiate, and the like */
 		return rddp_sctp_cm_refuse(cep, rddp_sctp_err_names[-what]);
 	switch (what) {
@@ -558,6 +640,7 @@ static int rddp_sctp_cm_notification(struct rddp_cep *cep, const u8 *buf,
 				     u32 len)
 {
 	const union sctp_notification *n = (const void *)buf;
+	struct rddp_sctp_cep *sc = to_sctp_cep(cep);
 	u32 ind;
 
 	if (len < sizeof(n->sn_header))
@@ -567,18 +650,18 @@ static int rddp_sctp_cm_notification(struct rddp_cep *cep, const u8 *buf,
 		if (len < sizeof(n->sn_assoc_change))
 			return 0;
 		if (n->sn_assoc_change.sac_state == SCTP_COMM_UP) {
-			cep->comm_up = true;
+			sc->comm_up = true;
 			return 0;
 		}
 		/* CANT_STR_ASSOC, COMM_LOST, SHUTDOWN_COMP, RESTART */
-		return cep->comm_up ? -ECONNRESET : -ECONNREFUSED;
+		return sc->comm_up ? -ECONNRESET : -ECONNREFUSED;
 	case SCTP_ADAPTATION_INDICATION:
 		if (len < sizeof(n->sn_adaptation_event))
 			return 0;
 		ind = n->sn_adaptation_event.sai_adaptation_ind;
-		cep->peer_ali = rddp_sctp_ali_mode(RDDP_SCTP_ALI_DDP_RDMA, ind) ==
-				RDDP_SCTP_MODE_DDP_RDMA;
-		return cep->peer_ali ? 0 : rddp_sctp_cm_no_ali(cep);
+		sc->peer_ali = rddp_sctp_ali_mode(RDDP_SCTP_ALI_DDP_RDMA, ind) ==
+			       RDDP_SCTP_MODE_DDP_RDMA;
+		return sc->peer_ali ? 0 : rddp_sctp_cm_no_ali(cep);
 	case SCTP_SHUTDOWN_EVENT:
 		return -ECONNRESET;
 	default:
@@ -593,9 +676,9 @@ static int rddp_sctp_cm_notification(struct rddp_cep *cep, const u8 *buf,
  */
 static int rddp_sctp_cm_idle(struct rddp_cep *cep)
 {
-	if (!cep->comm_up)
+	if (!to_sctp_cep(cep)->comm_up)
 		return 0;	/* still setting up the association */
-	if (!cep->peer_ali)
+	if (!to_sctp_cep(cep)->peer_ali)
 		return rddp_sctp_cm_no_ali(cep);
 	if (cep->state == RDDP_CEP_CONNECTING)
 		return rddp_sctp_cm_initiate(cep);
@@ -605,7 +688,7 @@ static int rddp_sctp_cm_idle(struct rddp_cep *cep)
 /* One message; 1 when setup ended or handed the socket over. */
 static int rddp_sctp_cm_read_one(struct rddp_cep *cep)
 {
-	struct rddp_sctp_link *l = cep->link;
+	struct rddp_sctp_link *l = to_sctp_cep(cep)->link;
 	int flags = 0, n, ret;
 	u32 ppid;
 	u16 sid;
@@ -621,7 +704,7 @@ static int rddp_sctp_cm_read_one(struct rddp_cep *cep)
 		return -ECONNRESET;
 	if (flags & MSG_NOTIFICATION)
 		return rddp_sctp_cm_notification(cep, l->buf, n);
-	if (!cep->peer_ali)
+	if (!to_sctp_cep(cep)->peer_ali)
 		return rddp_sctp_cm_no_ali(cep);
 	if (!(flags & MSG_EOR))
 		return rddp_sctp_cm_refuse(cep, rddp_sctp_err_names[RDDP_SCTP_ERR_TOO_LONG]);
@@ -641,7 +724,7 @@ static int rddp_sctp_cm_read_one(struct rddp_cep *cep)
  * Reads until the socket is empty or setup moves on: after the hand-over
  * to the QP (RTS) or a failure, nothing here touches the socket or link.
  */
-void rddp_sctp_cm_setup_event(struct rddp_cep *cep)
+static void rddp_sctp_cm_setup_event(struct rddp_cep *cep)
 {
 	int i, ret = 0;
 
@@ -652,7 +735,7 @@ void rddp_sctp_cm_setup_event(struct rddp_cep *cep)
 		 * Only the association's end matters here.
 		 */
 		if (cep->sock->sk->sk_state != SCTP_SS_ESTABLISHED)
-			rddp_cep_fail(cep, -ECONNRESET);
+			cep->up->fail(cep, -ECONNRESET);
 		return;
 	}
 	for (i = 0; !ret && i < RDDP_SCTP_CM_BUDGET; i++)
@@ -672,3 +755,65 @@ void rddp_sctp_cm_setup_event(struct rddp_cep *cep)
 		rddp_sctp_cm_fail(cep, ret, ret == -ECONNREFUSED ?
 				  RDDP_SCTP_CM_TERMINATE : RDDP_SCTP_CM_ABORT);
 }
+
+/*
+ * The end of a setup that failed (@sock, detached, about to be closed, or
+ * NULL) and of the endpoint (no socket, status 0): an association ended
+ * abortively is ABORTed rather than shut down, unless our Terminate or
+ * SHUTDOWN ended it (rddp_sctp_cm_fail()); what the link holds is charged
+ * to the socket, so it goes first (sctp_link.h).
+ */
+static void rddp_sctp_cm_release(struct rddp_cep *cep, struct socket *sock,
+				 int status)
+{
+	struct rddp_sctp_cep *sc = to_sctp_cep(cep);
+
+	if (sock && status && !sc->graceful)
+		sock_no_linger(sock->sk);	/* ABORT the association */
+	rddp_sctp_link_free(sc->link);
+	sc->link = NULL;
+}
+
+/*
+ * RTS: the link goes with the socket to the QP's stream (@to_stream), or
+ * back to the endpoint when the QP refused it.
+ */
+static void rddp_sctp_cm_hand_over(struct rddp_cep *cep,
+				   struct rddp_stream *s, bool to_stream)
+{
+	struct rddp_sctp_cep *sc = to_sctp_cep(cep);
+
+	if (to_stream) {
+		s->sctp = sc->link;
+		sc->link = NULL;
+	} else {
+		sc->link = s->sctp;
+		s->sctp = NULL;
+	}
+}
+
+/* The ULP's private data, as over MPA (wire-sctp.md). */
+static u16 rddp_sctp_cm_pd_max(const struct rddp_settings *set)
+{
+	return RDDP_SCTP_ULP_PD_MAX;
+}
+
+const struct rddp_cm_transport rddp_cm_sctp = {
+	.name = "SCTP",
+	.transport = RDDP_TRANSPORT_SCTP,
+	.llp = &rddp_llp_sctp,
+	.cep_size = sizeof(struct rddp_sctp_cep),
+	.listen_per_address = true,
+	.pd_max = rddp_sctp_cm_pd_max,
+	.listen = rddp_sctp_cm_listen,
+	.accept_ready = rddp_sctp_cm_accept_ready,
+	.accept_one = rddp_sctp_cm_accept_one,
+	.connect = rddp_sctp_cm_connect,
+	.bound = rddp_sctp_cm_bound,
+	.setup_event = rddp_sctp_cm_setup_event,
+	.timeout = rddp_sctp_cm_timeout,
+	.accept = rddp_sctp_cm_accept,
+	.reject = rddp_sctp_cm_reject,
+	.release = rddp_sctp_cm_release,
+	.hand_over = rddp_sctp_cm_hand_over,
+};

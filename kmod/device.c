@@ -147,12 +147,6 @@ static void rddp_devices_reap(bool all)
 	}
 }
 
-enum ib_port_state rddp_port_state(struct net_device *netdev)
-{
-	return netif_running(netdev) && netif_carrier_ok(netdev) ?
-		       IB_PORT_ACTIVE : IB_PORT_DOWN;
-}
-
 static int rddp_query_device(struct ib_device *ibdev,
 			     struct ib_device_attr *attr,
 			     struct ib_udata *udata)
@@ -258,12 +252,16 @@ static int rddp_query_pkey(struct ib_device *ibdev, u32 port, u16 index,
 static void rddp_dealloc_driver(struct ib_device *ibdev)
 {
 	struct rddp_device *rdev = to_rddp_dev(ibdev);
+	struct rddp_notify removed = {
+		.type = RDDP_NOTIFY_DEV_REMOVED,
+		.rdev = rdev,
+	};
 
 	mutex_lock(&rddp_devices_lock);
 	rdev->state = RDDP_DEV_GONE;	/* no more lookups */
 	rddp_devices_unhold();
 	mutex_unlock(&rddp_devices_lock);
-	rddp_genl_dev_del(rdev);
+	rddp_notify(&removed);
 	rddp_cm_device_stop(rdev);
 	/* Every QP is gone, so is every MR holder: free what they held. */
 	rddp_mr_flush_frees();
@@ -386,6 +384,7 @@ static int rddp_device_register(struct rddp_device *rdev, const char *name)
 struct rddp_device *rddp_device_create(const char *name,
 				       struct net_device *netdev)
 {
+	struct rddp_notify added = { .type = RDDP_NOTIFY_DEV_ADDED };
 	struct rddp_device *rdev;
 	int ret;
 
@@ -411,7 +410,8 @@ struct rddp_device *rddp_device_create(const char *name,
 	ret = rddp_device_register(rdev, name);
 	if (ret)
 		goto err_stats;
-	rddp_genl_dev_add(rdev);
+	added.rdev = rdev;
+	rddp_notify(&added);
 	/*
 	 * The notifier finds the device only from here on: a netdev whose
 	 * unregistration began before would wait for our reference forever.

@@ -4,10 +4,14 @@
  * Documentation/netlink-api.md): device settings and counters, connected
  * QPs, and events on the "monitor" multicast group.
  *
+ * The family hears what happens through rddp_notify() (rddp.h, base.c),
+ * the observer it registers at init: it names no function of the code it
+ * reports on, nor does that code name one of it.
+ *
  * Device table: every registered rddp device is in rddp_devs, keyed by its
- * ib_device index, from rddp_genl_dev_add() (after registration) until
- * rddp_genl_dev_del() (from dealloc_driver, before anything of the device
- * is freed). rddp_devs_lock (mutex) serialises the table and every request
+ * ib_device index, from RDDP_NOTIFY_DEV_ADDED (after registration) until
+ * RDDP_NOTIFY_DEV_REMOVED (from dealloc_driver, before anything of the
+ * device is freed). rddp_devs_lock (mutex) serialises the table and every request
  * that uses a device from it, so a device found under the lock stays whole
  * until it is dropped. Dumps resume by device index and QP number, so a
  * dump across devices and QPs that come and go returns each survivor once.
@@ -81,7 +85,7 @@ static struct net *rddp_dev_net(struct rddp_device *rdev)
 	return read_pnet(&rdev->ibdev.coredev.rdma_net);
 }
 
-void rddp_genl_dev_add(struct rddp_device *rdev)
+static void rddp_genl_dev_add(struct rddp_device *rdev)
 {
 	mutex_lock(&rddp_devs_lock);
 	rdev->listed = !xa_insert(&rddp_devs, rdev->ibdev.index, rdev,
@@ -92,7 +96,7 @@ void rddp_genl_dev_add(struct rddp_device *rdev)
 	rddp_genl_dev_event(rdev, RDDP_EVENT_DEV_ADDED);
 }
 
-void rddp_genl_dev_del(struct rddp_device *rdev)
+static void rddp_genl_dev_del(struct rddp_device *rdev)
 {
 	rddp_genl_dev_event(rdev, RDDP_EVENT_DEV_REMOVED);
 	mutex_lock(&rddp_devs_lock);
@@ -422,8 +426,7 @@ u8 rddp_rtr_uapi(u8 rtr)
 
 u8 rddp_stream_transport(const struct rddp_stream *s)
 {
-	return s->llp == &rddp_llp_sctp ? RDDP_TRANSPORT_SCTP :
-					  RDDP_TRANSPORT_TCP;
+	return s->llp->transport;
 }
 
 bool rddp_stream_ssns(const struct rddp_stream *s, u16 *tx, u16 *rx)
@@ -683,59 +686,58 @@ static void rddp_event_send(struct rddp_device *rdev, struct sk_buff *skb,
 				RDDP_MCGRP_MONITOR, GFP_ATOMIC);
 }
 
-void rddp_genl_qp_state(struct rddp_qp *qp, enum ib_qp_state state)
+static void rddp_genl_qp_state(const struct rddp_notify *n)
 {
 	struct nlattr *nest;
 	struct sk_buff *skb;
 	void *hdr;
 
-	skb = rddp_event_start(qp->rdev, RDDP_EVENT_QP_STATE, &nest, &hdr);
+	skb = rddp_event_start(n->rdev, RDDP_EVENT_QP_STATE, &nest, &hdr);
 	if (!skb)
 		return;
-	if (nla_put_u32(skb, RDDP_A_EVENT_QP_NUM, qp->base.qp_num) ||
-	    nla_put_u8(skb, RDDP_A_EVENT_QP_STATE, state)) {
+	if (nla_put_u32(skb, RDDP_A_EVENT_QP_NUM, n->qpn) ||
+	    nla_put_u8(skb, RDDP_A_EVENT_QP_STATE, n->qp_state)) {
 		nlmsg_free(skb);
 		return;
 	}
-	rddp_event_send(qp->rdev, skb, nest, hdr);
+	rddp_event_send(n->rdev, skb, nest, hdr);
 }
 
-void rddp_genl_term(struct rddp_qp *qp, bool sent,
-		    const struct rddp_term_info *t)
+static void rddp_genl_term(const struct rddp_notify *n)
 {
 	struct nlattr *nest;
 	struct sk_buff *skb;
 	void *hdr;
 
-	skb = rddp_event_start(qp->rdev, sent ? RDDP_EVENT_TERM_TX :
-						RDDP_EVENT_TERM_RX,
+	skb = rddp_event_start(n->rdev, n->term_sent ? RDDP_EVENT_TERM_TX :
+						       RDDP_EVENT_TERM_RX,
 			       &nest, &hdr);
 	if (!skb)
 		return;
-	if (nla_put_u32(skb, RDDP_A_EVENT_QP_NUM, qp->base.qp_num) ||
-	    rddp_put_term(skb, RDDP_A_EVENT_TERM, t)) {
+	if (nla_put_u32(skb, RDDP_A_EVENT_QP_NUM, n->qpn) ||
+	    rddp_put_term(skb, RDDP_A_EVENT_TERM, n->term)) {
 		nlmsg_free(skb);
 		return;
 	}
-	rddp_event_send(qp->rdev, skb, nest, hdr);
+	rddp_event_send(n->rdev, skb, nest, hdr);
 }
 
-void rddp_genl_conn_failed(struct rddp_device *rdev,
-			   const struct sockaddr_storage *remote, int err)
+static void rddp_genl_conn_failed(const struct rddp_notify *n)
 {
 	struct nlattr *nest;
 	struct sk_buff *skb;
 	void *hdr;
 
-	skb = rddp_event_start(rdev, RDDP_EVENT_CONN_FAILED, &nest, &hdr);
+	skb = rddp_event_start(n->rdev, RDDP_EVENT_CONN_FAILED, &nest, &hdr);
 	if (!skb)
 		return;
-	if (nla_put_u32(skb, RDDP_A_EVENT_ERRNO, -err) ||
-	    (remote && rddp_put_addr(skb, RDDP_A_EVENT_REMOTE_ADDR, remote))) {
+	if (nla_put_u32(skb, RDDP_A_EVENT_ERRNO, -n->err) ||
+	    (n->remote &&
+	     rddp_put_addr(skb, RDDP_A_EVENT_REMOTE_ADDR, n->remote))) {
 		nlmsg_free(skb);
 		return;
 	}
-	rddp_event_send(rdev, skb, nest, hdr);
+	rddp_event_send(n->rdev, skb, nest, hdr);
 }
 
 static void rddp_genl_dev_event(struct rddp_device *rdev, u8 type)
@@ -749,12 +751,39 @@ static void rddp_genl_dev_event(struct rddp_device *rdev, u8 type)
 		rddp_event_send(rdev, skb, nest, hdr);
 }
 
+/* The observer of rddp_notify() (rddp.h): one entry for every event. */
+static void rddp_genl_notify(const struct rddp_notify *n)
+{
+	switch (n->type) {
+	case RDDP_NOTIFY_DEV_ADDED:
+		rddp_genl_dev_add(n->rdev);
+		break;
+	case RDDP_NOTIFY_DEV_REMOVED:
+		rddp_genl_dev_del(n->rdev);
+		break;
+	case RDDP_NOTIFY_QP_STATE:
+		rddp_genl_qp_state(n);
+		break;
+	case RDDP_NOTIFY_TERM:
+		rddp_genl_term(n);
+		break;
+	case RDDP_NOTIFY_CONN_FAILED:
+		rddp_genl_conn_failed(n);
+		break;
+	}
+}
+
 int rddp_genl_init(void)
 {
-	return genl_register_family(&rddp_genl_family);
+	int ret = genl_register_family(&rddp_genl_family);
+
+	if (!ret)
+		rddp_notify_register(rddp_genl_notify);
+	return ret;
 }
 
 void rddp_genl_exit(void)
 {
+	rddp_notify_register(NULL);
 	genl_unregister_family(&rddp_genl_family);
 }

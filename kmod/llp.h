@@ -38,11 +38,13 @@
  * through tx_frame and tx_write, and an LLP whose session has an end of
  * its own (draft-ietf-rddp-sctp §3.4, the session Terminate) sends that
  * in close. An LLP's own errors (MPA: framing, markers, CRC, RFC 5044 §8)
- * go through rddp_stream_error() too. start sets the LLP's liveness bound
- * (peer_timeout_ms); every end of the connection the LLP sees is reported
- * with rddp_cep_event(): RDDP_CEP_EV_PEER_CLOSED for the peer's graceful
- * close, RDDP_CEP_EV_PEER_ABORTED for a reset or a peer that stopped
- * answering (cm.h).
+ * go through rddp_stream_error() too, as the stream's upcall (s->up->error,
+ * struct rddp_llp_upcalls below): an LLP calls nothing above it by name.
+ * start sets the LLP's liveness bound (peer_timeout_ms); every end of the
+ * connection the LLP sees is reported with rddp_conn_event() on the
+ * stream's endpoint (s->conn, queues.h): RDDP_CEP_EV_PEER_CLOSED for the
+ * peer's graceful close, RDDP_CEP_EV_PEER_ABORTED for a reset or a peer
+ * that stopped answering.
  *
  * Lifetime: the table is static and const; a stream points at its LLP's
  * table from rddp_stream_alloc() until it is freed. The socket is the
@@ -51,14 +53,99 @@
 #ifndef RDDP_LLP_H
 #define RDDP_LLP_H
 
+#include <linux/net.h>
 #include <linux/types.h>
 #include <rddp/mpa.h>
+#include <rddp/rdmap.h>
 
+#include "compat.h"
+
+struct rddp_qp;
 struct rddp_stream;
+struct timer_list;
+
+/**
+ * struct rddp_llp_upcalls - what the stream gives its LLP to call back
+ * @rx: the DDP/RDMAP RX callbacks each received segment is fed to, with
+ *	the stream as context (qp_rx.c): header, payload per span, then
+ *	fpdu_done once the segment is intact
+ * @rx_batch_end: the end of one receive batch (qp_rx.c,
+ *	rddp_rx_batch_end())
+ * @rx_place_tagged: place a tagged segment that arrived ahead of its turn
+ *	(qp_rx.c, rddp_rx_place_tagged(); SCTP)
+ * @rx_tagged_placed: the in-order pass of a segment @rx_place_tagged
+ *	placed (qp_rx.c, rddp_rx_tagged_placed())
+ * @tx_kick: queue the QP's TX work (qp_tx.c, rddp_tx_kick())
+ * @tx_reap: report the finished WQEs at the head of the sqw ring, on an
+ *	acknowledgment (qp_tx.c, rddp_sqw_reap())
+ * @error: record the stream's first error and have the CM stop it
+ *	(stream.c, rddp_stream_error())
+ * @peer_late: the check of an LLP's liveness timer (stream.c,
+ *	rddp_stream_peer_late())
+ * @tx_terminate_now: the stream's stop: send the Terminate (qp_tx.c,
+ *	rddp_tx_terminate_now())
+ * @tx_flush: the stream's stop: report every WQE TX took (qp_tx.c,
+ *	rddp_tx_flush())
+ * @rx_flush: the stream's stop: end the receive being filled (qp_rx.c,
+ *	rddp_rx_flush())
+ *
+ * The engines' entry points, in one table that the QP (qp.c, which names
+ * them) gives its stream at rddp_stream_start() (s->up): an LLP reaches
+ * the engines above it through the table alone, never by name, and so
+ * does the stream's stop (the last three); the LLP reports the end of its
+ * connection through the stream's endpoint (rddp_conn_event(), queues.h).
+ * Contexts: as the named functions say; each is called where it was
+ * called by name before.
+ */
+struct rddp_llp_upcalls {
+	const struct rddp_mpa_rx_ops *rx;
+	void (*rx_batch_end)(struct rddp_stream *s);
+	bool (*rx_place_tagged)(struct rddp_stream *s, const u8 *raw,
+				u32 hdr_len, const u8 *payload, u32 len);
+	int (*rx_tagged_placed)(struct rddp_stream *s, const u8 *raw,
+				u32 hdr_len, u32 len);
+	void (*tx_kick)(struct rddp_qp *qp);
+	void (*tx_reap)(struct rddp_stream *s);
+	void (*error)(struct rddp_stream *s, enum rddp_err err, const u8 *hdr,
+		      u32 hdr_len, u32 seg_len, const u8 *rreq);
+	bool (*peer_late)(struct rddp_stream *s, struct timer_list *t,
+			  const unsigned long *since, const bool *waiting);
+	int (*tx_terminate_now)(struct rddp_stream *s);
+	void (*tx_flush)(struct rddp_stream *s);
+	void (*rx_flush)(struct rddp_stream *s);
+};
+
+/**
+ * rddp_sock_release() - close one of rddp's sockets (an LLP's, or one of
+ * connection setup) so that the transport still finishes its close
+ * @sock: the socket
+ *
+ * Our sockets are kernel sockets: they hold no reference to their network
+ * namespace, and tcp_close() stops the retransmission timers of such a
+ * socket (6.1.85: "tcp: properly terminate timers for kernel sockets"). A
+ * graceful close's FIN, or the last data before it, is then sent once and
+ * never again: if the network loses it, the peer never learns that the
+ * connection is over, and its QP stays connected for good (seen with
+ * tools/vm/uml-wire.py --loss 2: a server QP or two in 64 connections
+ * closed). So the socket takes the reference a user socket has, as mptcp's
+ * subflows do, for the rest of its life as an orphan: TCP retransmits and
+ * times out as for any socket, and frees it, and the reference, when done
+ * (compat.h: how the reference is taken differs between 6.1 and 6.12). A
+ * namespace already being dismantled gives no reference: its sockets go
+ * without retransmissions, as before. Here, below the CM and the LLPs,
+ * because both close sockets.
+ */
+static inline void rddp_sock_release(struct socket *sock)
+{
+	rddp_sk_hold_net(sock->sk);
+	sock_release(sock);
+}
 
 /**
  * struct rddp_llp_ops - what a stream asks of its lower-layer protocol
  * @name: the LLP's name, for messages
+ * @transport: the uapi's enum rddp_transport of the LLP, which rddpctl
+ *	and `rdma resource` report (rddp_stream_transport())
  * @mo_in_order: the LLP hands up a message's DDP segments in the order the
  *	sender sent them and senders send them in MO order (MPA over TCP),
  *	so each must start where the octets placed so far end; without it
@@ -100,6 +187,7 @@ struct rddp_stream;
  */
 struct rddp_llp_ops {
 	const char *name;
+	u8 transport;
 	bool mo_in_order;
 	void (*start)(struct rddp_stream *s);
 	void (*rx_drain)(struct rddp_stream *s);

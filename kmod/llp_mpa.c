@@ -27,8 +27,8 @@
 #include <linux/uio.h>
 #include <net/sock.h>
 #include <net/tcp.h>
+#include <uapi/linux/rddp_netlink.h>
 
-#include "cm.h"
 #include "compat.h"
 #include "llp.h"
 #include "rddp.h"
@@ -243,7 +243,7 @@ static int rddp_rx_actor(read_descriptor_t *desc, struct sk_buff *skb,
 		return len;	/* the stream is over: drop */
 	skb_prepare_seq_read(skb, off, off + len, &st);
 	while ((n = skb_seq_read(done, &data, &st)) != 0) {
-		ret = rddp_mpa_rx_feed(&s->rx_mpa, data, n, &rddp_ddp_rx_ops, s);
+		ret = rddp_mpa_rx_feed(&s->rx_mpa, data, n, s->up->rx, s);
 		done += n;
 		if (ret != RDDP_MPA_OK)
 			break;
@@ -261,7 +261,7 @@ static int rddp_rx_actor(read_descriptor_t *desc, struct sk_buff *skb,
 					   ret == RDDP_MPA_ERR_MARKER ?
 					   RDDP_STAT_RX_MARKER_ERRORS :
 					   RDDP_STAT_RX_FRAMING_ERRORS);
-		rddp_stream_error(s, rddp_mpa_rx_err(ret), NULL, 0, 0, NULL);
+		s->up->error(s, rddp_mpa_rx_err(ret), NULL, 0, 0, NULL);
 	} else if (ret == RDDP_MPA_OK && done != len) {
 		/*
 		 * skb_seq_read() stopped short: since 6.12 it does at frags the
@@ -270,7 +270,7 @@ static int rddp_rx_actor(read_descriptor_t *desc, struct sk_buff *skb,
 		 */
 		pr_info_ratelimited("rddp: QP %u: %u of %zu stream octets unreadable\n",
 				    s->qp->base.qp_num, (unsigned int)(len - done), len);
-		rddp_stream_error(s, RDDP_ERR_LLP_CATASTROPHIC, NULL, 0, 0, NULL);
+		s->up->error(s, RDDP_ERR_LLP_CATASTROPHIC, NULL, 0, 0, NULL);
 	}
 	return len;
 }
@@ -306,7 +306,7 @@ static void rddp_rx_read(struct sock *sk, struct rddp_stream *s)
 	if (s->rx_stopped)
 		return;
 	tcp_read_sock(sk, &desc, rddp_rx_actor);
-	rddp_rx_batch_end(s);
+	s->up->rx_batch_end(s);
 	rddp_rx_watch(s);
 }
 
@@ -320,7 +320,7 @@ static void rddp_mpa_data_ready(struct sock *sk)
 		rddp_rx_read(sk, s);
 		/* The segment's ACK has been processed: zero-copy WQEs may be done. */
 		if (READ_ONCE(s->sqw_acks))
-			rddp_sqw_reap(s);
+			s->up->tx_reap(s);
 	}
 	read_unlock_bh(&sk->sk_callback_lock);
 }
@@ -350,13 +350,13 @@ static void rddp_mpa_write_space(struct sock *sk)
 	s = sk->sk_user_data;
 	if (s) {
 		if (READ_ONCE(s->sqw_acks))
-			rddp_sqw_reap(s);	/* sets SOCK_NOSPACE again if needed */
+			s->up->tx_reap(s);	/* sets SOCK_NOSPACE again if needed */
 		else if (sk_stream_is_writeable(sk))
 			clear_bit(SOCK_NOSPACE, &sk->sk_socket->flags);
 		if (READ_ONCE(s->tx_wants_space) && sk_stream_is_writeable(sk)) {
 			trace_rddp_tx_resume(s->qp, sk);
 			WRITE_ONCE(s->tx_wants_space, false);
-			rddp_tx_kick(s->qp);
+			s->up->tx_kick(s->qp);
 		}
 	}
 	read_unlock_bh(&sk->sk_callback_lock);
@@ -381,7 +381,7 @@ static void rddp_mpa_state_change(struct sock *sk)
 			pr_info_ratelimited("rddp: QP %u: the peer did not answer for %u ms\n",
 					    s->qp->base.qp_num,
 					    s->p.peer_timeout_ms);
-		rddp_cep_event(s->cep, err ? RDDP_CEP_EV_PEER_ABORTED :
+		rddp_conn_event(s->conn, err ? RDDP_CEP_EV_PEER_ABORTED :
 				       RDDP_CEP_EV_PEER_CLOSED);
 	}
 	read_unlock_bh(&sk->sk_callback_lock);
@@ -493,6 +493,7 @@ static void rddp_mpa_close(struct rddp_stream *s, bool graceful)
 
 const struct rddp_llp_ops rddp_llp_mpa = {
 	.name = "mpa",
+	.transport = RDDP_TRANSPORT_TCP,
 	.mo_in_order = true,	/* TCP keeps the sender's order */
 	.start = rddp_mpa_start,
 	.rx_drain = rddp_mpa_rx_drain,

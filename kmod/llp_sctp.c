@@ -68,8 +68,8 @@
 #include <linux/uio.h>
 #include <net/sctp/sctp.h>
 #include <net/sock.h>
+#include <uapi/linux/rddp_netlink.h>
 
-#include "cm.h"
 #include "compat.h"
 #include "llp.h"
 #include "rddp.h"
@@ -733,7 +733,7 @@ static int rddp_sctp_wake(struct wait_queue_entry *wait, unsigned int mode,
 		return 0;
 	if (READ_ONCE(s->tx_wants_space) && rddp_sctp_tx_writeable(s)) {
 		WRITE_ONCE(s->tx_wants_space, false);
-		rddp_tx_kick(s->qp);
+		s->up->tx_kick(s->qp);
 	}
 	return 0;
 }
@@ -748,7 +748,7 @@ static int rddp_sctp_wake(struct wait_queue_entry *wait, unsigned int mode,
 static int rddp_sctp_rx_deliver(void *ctx, const struct rddp_sctp_chunk *c)
 {
 	struct rddp_stream *s = ctx;
-	const struct rddp_mpa_rx_ops *ops = &rddp_ddp_rx_ops;
+	const struct rddp_mpa_rx_ops *ops = s->up->rx;
 	enum rddp_sctp_err err;
 	int ret;
 
@@ -760,14 +760,14 @@ static int rddp_sctp_rx_deliver(void *ctx, const struct rddp_sctp_chunk *c)
 	if (c->msg == RDDP_SCTP_FC_TERMINATE) {
 		/* §3.4, §8.3: the peer ends the session, then the association */
 		WRITE_ONCE(s->sctp->peer_ended, true);
-		rddp_cep_event(s->cep, RDDP_CEP_EV_PEER_CLOSED);
+		rddp_conn_event(s->conn, RDDP_CEP_EV_PEER_CLOSED);
 		return 1;
 	}
 	/* The callbacks run with bottom halves off, as in MPA's softirq. */
 	local_bh_disable();
 	if (c->placed) {
 		/* its payload is in place: the in-order part only */
-		ret = rddp_rx_tagged_placed(s, c->ddp, c->hdr_len, c->placed);
+		ret = s->up->rx_tagged_placed(s, c->ddp, c->hdr_len, c->placed);
 	} else {
 		ret = ops->header(s, c->ddp, c->hdr_len,
 				  c->ddp_len - c->hdr_len);
@@ -800,7 +800,7 @@ static bool rddp_sctp_rx_place(void *ctx, const struct rddp_sctp_chunk *c)
 	     phase != RDDP_SCTP_PHASE_ACCEPTED))
 		return false;
 	local_bh_disable();
-	placed = rddp_rx_place_tagged(s, c->ddp, c->hdr_len,
+	placed = s->up->rx_place_tagged(s, c->ddp, c->hdr_len,
 				      c->ddp + c->hdr_len,
 				      c->ddp_len - c->hdr_len);
 	local_bh_enable();
@@ -867,7 +867,7 @@ static void rddp_sctp_peer_end(struct rddp_stream *s, struct sock *sk)
 {
 	bool aborted = !READ_ONCE(s->sctp->peer_ended) && READ_ONCE(sk->sk_err);
 
-	rddp_cep_event(s->cep, aborted ? RDDP_CEP_EV_PEER_ABORTED :
+	rddp_conn_event(s->conn, aborted ? RDDP_CEP_EV_PEER_ABORTED :
 			       RDDP_CEP_EV_PEER_CLOSED);
 }
 
@@ -877,14 +877,14 @@ static void rddp_sctp_rx_error(struct rddp_stream *s, int ret)
 	u8 err = s->sctp->err;
 
 	if (ret != -EPROTO || err >= RDDP_SCTP_LINK_ERR_END) {
-		rddp_stream_error(s, RDDP_ERR_LLP_CATASTROPHIC, NULL, 0, 0, NULL);
+		s->up->error(s, RDDP_ERR_LLP_CATASTROPHIC, NULL, 0, 0, NULL);
 		return;
 	}
 	/* The peer writes this line: rate-limited. */
 	pr_info_ratelimited("rddp: QP %u: SCTP chunk refused: %s\n",
 			    s->qp->base.qp_num, rddp_sctp_link_why(err));
 	rddp_stat_inc(s->qp->rdev, RDDP_STAT_RX_FRAMING_ERRORS);
-	rddp_stream_error(s, rddp_sctp_to_err(err), NULL, 0, 0, NULL);
+	s->up->error(s, rddp_sctp_to_err(err), NULL, 0, 0, NULL);
 }
 
 /* One read pass; false when the stream is over or the peer closed. */
@@ -947,13 +947,13 @@ static void rddp_sctp_gap_timer(struct timer_list *t)
 	struct rddp_sctp_link *l = from_timer(l, t, gap_timer);
 	struct rddp_stream *s = l->stream;
 
-	if (!rddp_stream_peer_late(s, t, &l->gap_since, &l->gap))
+	if (!s->up->peer_late(s, t, &l->gap_since, &l->gap))
 		return;
 	/* The peer writes this line: rate-limited. */
 	pr_info_ratelimited("rddp: QP %u: SCTP: DDP-SSN %u missing for %u ms while later chunks are held (§7)\n",
 			    s->qp->base.qp_num, READ_ONCE(l->gap_ssn),
 			    s->p.peer_timeout_ms);
-	rddp_stream_error(s, rddp_sctp_to_err(RDDP_SCTP_LINK_ERR_GAP), NULL, 0,
+	s->up->error(s, rddp_sctp_to_err(RDDP_SCTP_LINK_ERR_GAP), NULL, 0,
 			  0, NULL);
 }
 
@@ -1013,7 +1013,7 @@ static void rddp_sctp_rx_work(struct work_struct *work)
 	if (READ_ONCE(s->rx_stopped))
 		return;
 	more = rddp_sctp_rx_run(s);
-	rddp_rx_batch_end(s);
+	s->up->rx_batch_end(s);
 	rddp_sctp_gap_watch(l);
 	if (more)
 		queue_work(rddp_wq, &l->rx_work);	/* yield, then go on */
@@ -1149,6 +1149,7 @@ static void rddp_sctp_close(struct rddp_stream *s, bool graceful)
 
 const struct rddp_llp_ops rddp_llp_sctp = {
 	.name = "sctp",
+	.transport = RDDP_TRANSPORT_SCTP,
 	.start = rddp_sctp_start,
 	.rx_drain = rddp_sctp_rx_drain,
 	.closed = rddp_sctp_closed,

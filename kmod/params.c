@@ -64,7 +64,7 @@ bool rddp_peer_timeout_valid(u32 ms)
 		       ms <= RDDP_PEER_TIMEOUT_MAX);
 }
 
-unsigned long rddp_mpa_timeout(void)
+unsigned long rddp_setup_timeout(void)
 {
 	return msecs_to_jiffies(mpa_timeout_ms);
 }

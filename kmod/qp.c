@@ -10,9 +10,10 @@
 #include <rdma/siw-abi.h>
 #include <rdma/uverbs_ioctl.h>
 
-#include "cm.h"
 #include "rddp.h"
 #include "queues.h"
+#include "qp_rx.h"
+#include "qp_tx.h"
 #include "stream.h"
 #include "trace.h"
 
@@ -145,6 +146,12 @@ static void rddp_qp_last_wqe(struct rddp_qp *qp)
  */
 static void rddp_qp_set_state(struct rddp_qp *qp, enum ib_qp_state state)
 {
+	struct rddp_notify n = {
+		.type = RDDP_NOTIFY_QP_STATE,
+		.rdev = qp->rdev,
+		.qpn = qp->base.qp_num,
+		.qp_state = state,
+	};
 	unsigned long fl;
 
 	lockdep_assert_held(&qp->state_lock);
@@ -160,7 +167,7 @@ static void rddp_qp_set_state(struct rddp_qp *qp, enum ib_qp_state state)
 		qp->connected = false;
 	spin_unlock(&qp->rq_lock);
 	spin_unlock_irqrestore(&qp->sq_lock, fl);
-	rddp_genl_qp_state(qp, state);
+	rddp_notify(&n);
 }
 
 /*
@@ -177,7 +184,7 @@ static void rddp_qp_stream_end(struct rddp_qp *qp, bool graceful)
 	if (!s || s->stopped)
 		return;
 	rddp_stream_stop(s, graceful);
-	rddp_cep_event(s->cep, RDDP_CEP_EV_STREAM_CLOSED);
+	rddp_conn_event(s->conn, RDDP_CEP_EV_STREAM_CLOSED);
 }
 
 /* ---- create / destroy ---- */
@@ -204,13 +211,47 @@ static void rddp_qp_free_rings(struct rddp_qp *qp)
 		rddp_ring_free(qp->rq, qp->rq_mmap);
 }
 
+/*
+ * The SQ and, without an SRQ, the RQ, sized as @attr asks, and for a user
+ * QP their mmap entries, whose keys go into @uresp. On failure the caller
+ * frees what was allocated (rddp_qp_free_rings()).
+ */
+static int rddp_qp_alloc_rings(struct rddp_qp *qp,
+			       struct ib_qp_init_attr *attr,
+			       struct ib_udata *udata,
+			       struct siw_uresp_create_qp *uresp)
+{
+	size_t sq_size, rq_size = 0;
+	int ret;
+
+	qp->num_sqe = rddp_ring_slots(attr->cap.max_send_wr);
+	sq_size = qp->num_sqe * sizeof(struct siw_sqe);
+	qp->sq = rddp_ring_alloc(sq_size);
+	if (!qp->sq)
+		return -ENOMEM;
+	if (!qp->srq) {
+		qp->num_rqe = rddp_ring_slots(attr->cap.max_recv_wr);
+		rq_size = qp->num_rqe * sizeof(struct siw_rqe);
+		qp->rq = rddp_ring_alloc(rq_size);
+		if (!qp->rq)
+			return -ENOMEM;
+	}
+	if (!udata)
+		return 0;
+	ret = rddp_ring_map(udata, qp->sq, sq_size, &qp->sq_mmap,
+			    &uresp->sq_key);
+	if (ret || !qp->rq)
+		return ret;
+	return rddp_ring_map(udata, qp->rq, rq_size, &qp->rq_mmap,
+			     &uresp->rq_key);
+}
+
 int rddp_create_qp(struct ib_qp *base, struct ib_qp_init_attr *attr,
 		   struct ib_udata *udata)
 {
 	struct rddp_device *rdev = to_rddp_dev(base->device);
 	struct rddp_qp *qp = to_rddp_qp(base);
 	struct siw_uresp_create_qp uresp = {};
-	size_t sq_size, rq_size = 0;
 	u32 qpn;
 	int ret;
 
@@ -256,34 +297,9 @@ int rddp_create_qp(struct ib_qp *base, struct ib_qp_init_attr *attr,
 	qp->ord = 1;
 	qp->ird = 1;
 
-	qp->num_sqe = rddp_ring_slots(attr->cap.max_send_wr);
-	sq_size = qp->num_sqe * sizeof(struct siw_sqe);
-	qp->sq = rddp_ring_alloc(sq_size);
-	if (!qp->sq) {
-		ret = -ENOMEM;
+	ret = rddp_qp_alloc_rings(qp, attr, udata, &uresp);
+	if (ret)
 		goto err_rings;
-	}
-	if (!qp->srq) {
-		qp->num_rqe = rddp_ring_slots(attr->cap.max_recv_wr);
-		rq_size = qp->num_rqe * sizeof(struct siw_rqe);
-		qp->rq = rddp_ring_alloc(rq_size);
-		if (!qp->rq) {
-			ret = -ENOMEM;
-			goto err_rings;
-		}
-	}
-	if (udata) {
-		ret = rddp_ring_map(udata, qp->sq, sq_size, &qp->sq_mmap,
-				    &uresp.sq_key);
-		if (ret)
-			goto err_rings;
-		if (qp->rq) {
-			ret = rddp_ring_map(udata, qp->rq, rq_size,
-					    &qp->rq_mmap, &uresp.rq_key);
-			if (ret)
-				goto err_rings;
-		}
-	}
 
 	/* Report what the QP really has. */
 	attr->cap.max_send_wr = qp->num_sqe;
@@ -332,7 +348,7 @@ int rddp_destroy_qp(struct ib_qp *base, struct ib_udata *udata)
 	 * CONNECT_REPLY, and the wait below waits for local work only.
 	 */
 	if (qp->connecting)
-		rddp_cep_event(qp->connecting, RDDP_CEP_EV_QP_DESTROYED);
+		rddp_conn_event(qp->connecting, RDDP_CEP_EV_QP_DESTROYED);
 	qp->connecting = NULL;
 	rddp_qp_stream_end(qp, false);
 	rddp_qp_set_state(qp, IB_QPS_RESET);
@@ -689,17 +705,6 @@ int rddp_post_recv(struct ib_qp *base, const struct ib_recv_wr *wr,
 
 /* ---- references, iw_cm hooks ---- */
 
-void rddp_qp_get(struct rddp_qp *qp)
-{
-	refcount_inc(&qp->ref);
-}
-
-void rddp_qp_put(struct rddp_qp *qp)
-{
-	if (refcount_dec_and_test(&qp->ref))
-		complete(&qp->freed);
-}
-
 struct rddp_qp *rddp_qp_get_by_qpn(struct rddp_device *rdev, u32 qpn)
 {
 	struct rddp_qp *qp;
@@ -731,8 +736,28 @@ void rddp_iw_rem_ref(struct ib_qp *qp)
 
 /* ---- data path and CM API (queues.h) ---- */
 
+/*
+ * The engines' entry points (llp.h), named here, above them: the QP gives
+ * them to each stream it starts (rddp_stream_start()), whose LLP calls
+ * back through them and whose stop flushes with them, so that neither
+ * the stream nor an LLP names qp_rx.c or qp_tx.c.
+ */
+static const struct rddp_llp_upcalls rddp_qp_engines = {
+	.rx = &rddp_ddp_rx_ops,
+	.rx_batch_end = rddp_rx_batch_end,
+	.rx_place_tagged = rddp_rx_place_tagged,
+	.rx_tagged_placed = rddp_rx_tagged_placed,
+	.tx_kick = rddp_tx_kick,
+	.tx_reap = rddp_sqw_reap,
+	.error = rddp_stream_error,
+	.peer_late = rddp_stream_peer_late,
+	.tx_terminate_now = rddp_tx_terminate_now,
+	.tx_flush = rddp_tx_flush,
+	.rx_flush = rddp_rx_flush,
+};
+
 int rddp_qp_connected(struct rddp_qp *qp, struct rddp_stream *s,
-		      struct socket *sock, struct rddp_cep *cep, bool *closed)
+		      struct socket *sock, struct rddp_conn *conn, bool *closed)
 {
 	int ret = 0;
 
@@ -744,11 +769,11 @@ int rddp_qp_connected(struct rddp_qp *qp, struct rddp_stream *s,
 		cancel_work_sync(&qp->tx_work);
 		mutex_lock(&qp->tx_mutex);	/* no doorbell holds the old one */
 		rddp_stream_free(qp->stream);
-		rddp_stream_start(s, sock, cep);
+		rddp_stream_start(s, sock, conn, &rddp_qp_engines);
 		WRITE_ONCE(qp->stream, s);
 		mutex_unlock(&qp->tx_mutex);
 		qp->connected = true;
-		if (qp->connecting == cep)
+		if (qp->connecting == conn)
 			qp->connecting = NULL;	/* the stream reports now */
 		rddp_qp_set_state(qp, IB_QPS_RTS);
 		/*
@@ -765,7 +790,7 @@ int rddp_qp_connected(struct rddp_qp *qp, struct rddp_stream *s,
 	return ret;
 }
 
-int rddp_qp_connect_begin(struct rddp_qp *qp, struct rddp_cep *cep)
+int rddp_qp_connect_begin(struct rddp_qp *qp, struct rddp_conn *conn)
 {
 	int ret = 0;
 
@@ -773,15 +798,15 @@ int rddp_qp_connect_begin(struct rddp_qp *qp, struct rddp_cep *cep)
 	if (qp->destroyed || qp->connecting)
 		ret = -EINVAL;
 	else
-		qp->connecting = cep;
+		qp->connecting = conn;
 	mutex_unlock(&qp->state_lock);
 	return ret;
 }
 
-void rddp_qp_connect_end(struct rddp_qp *qp, struct rddp_cep *cep)
+void rddp_qp_connect_end(struct rddp_qp *qp, struct rddp_conn *conn)
 {
 	mutex_lock(&qp->state_lock);
-	if (qp->connecting == cep)
+	if (qp->connecting == conn)
 		qp->connecting = NULL;
 	mutex_unlock(&qp->state_lock);
 }
@@ -801,96 +826,4 @@ void rddp_qp_to_error(struct rddp_qp *qp, enum ib_event_type event)
 		rddp_qp_event(qp, event);
 	if (to_err)
 		rddp_qp_last_wqe(qp);
-}
-
-int rddp_qp_sq_next(struct rddp_qp *qp, struct siw_sqe *out)
-{
-	struct siw_sqe *sqe;
-	unsigned long fl;
-	int ret = 0;
-
-	spin_lock_irqsave(&qp->sq_lock, fl);
-	if (qp->state != IB_QPS_RTS) {
-		ret = -ENOTCONN;
-		goto out;
-	}
-	sqe = &qp->sq[qp->sq_get % qp->num_sqe];
-	if (!rddp_slot_owned(sqe)) {
-		ret = -ENOENT;
-		goto out;
-	}
-	memcpy(out, sqe, sizeof(*out));
-	out->num_sge = min_t(u8, out->num_sge, SIW_MAX_SGE);
-	rddp_slot_set(sqe, 0);
-	qp->sq_get++;
-	trace_rddp_sq_wqe(qp, out);
-out:
-	spin_unlock_irqrestore(&qp->sq_lock, fl);
-	return ret;
-}
-
-int rddp_qp_rq_next(struct rddp_qp *qp, struct siw_rqe *out)
-{
-	enum ib_qp_state state = READ_ONCE(qp->state);
-	struct siw_rqe *rqe;
-	unsigned long fl;
-	int ret = 0;
-
-	if (state != IB_QPS_RTR && state != IB_QPS_RTS)
-		return -ENOTCONN;
-	if (qp->srq) {
-		ret = rddp_srq_next(qp->srq, out);
-		if (!ret)
-			trace_rddp_rq_wqe(qp, out);
-		return ret;
-	}
-
-	spin_lock_irqsave(&qp->rq_lock, fl);
-	rqe = &qp->rq[qp->rq_get % qp->num_rqe];
-	if (!rddp_slot_owned(rqe)) {
-		ret = -ENOENT;
-		goto out;
-	}
-	memcpy(out, rqe, sizeof(*out));
-	out->num_sge = min_t(u8, out->num_sge, SIW_MAX_SGE);
-	rddp_slot_set(rqe, 0);
-	qp->rq_get++;
-	trace_rddp_rq_wqe(qp, out);
-out:
-	spin_unlock_irqrestore(&qp->rq_lock, fl);
-	return ret;
-}
-
-int rddp_qp_sq_complete(struct rddp_qp *qp, u64 id, u8 opcode, u16 flags,
-			enum siw_wc_status status, u32 bytes)
-{
-	struct rddp_cqe cqe = {
-		.id = id,
-		.opcode = opcode,
-		.status = status,
-		.bytes = bytes,
-		.qp = qp,
-	};
-
-	if (status == SIW_WC_SUCCESS && !(flags & SIW_WQE_SIGNALLED) &&
-	    !qp->sig_all)
-		return 0;
-	return rddp_cq_push(qp->scq, &cqe, false);
-}
-
-int rddp_qp_rq_complete(struct rddp_qp *qp, const struct siw_rqe *rqe,
-			enum siw_wc_status status, u32 bytes, u32 inval_stag,
-			bool solicited)
-{
-	struct rddp_cqe cqe = {
-		.id = rqe->id,
-		.opcode = SIW_OP_RECEIVE,
-		.status = status,
-		.bytes = bytes,
-		.inval_stag = inval_stag,
-		.flags = inval_stag ? SIW_WQE_REM_INVAL : 0,
-		.qp = qp,
-	};
-
-	return rddp_cq_push(qp->rcq, &cqe, solicited);
 }

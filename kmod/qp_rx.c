@@ -13,6 +13,8 @@
 #include <net/sock.h>
 #include <rddp/wire.h>
 
+#include "qp_rx.h"
+#include "qp_tx.h"
 #include "rddp.h"
 #include "stream.h"
 #include "trace.h"
@@ -587,4 +589,55 @@ void rddp_rx_flush(struct rddp_stream *s)
 		rddp_qp_rq_complete(s->qp, &s->rx_rqe, SIW_WC_WR_FLUSH_ERR, 0,
 				    0, false);
 	}
+}
+
+/* ---- the RQ, for RX (queues.h) ---- */
+
+int rddp_qp_rq_next(struct rddp_qp *qp, struct siw_rqe *out)
+{
+	enum ib_qp_state state = READ_ONCE(qp->state);
+	struct siw_rqe *rqe;
+	unsigned long fl;
+	int ret = 0;
+
+	if (state != IB_QPS_RTR && state != IB_QPS_RTS)
+		return -ENOTCONN;
+	if (qp->srq) {
+		ret = rddp_srq_next(qp->srq, out);
+		if (!ret)
+			trace_rddp_rq_wqe(qp, out);
+		return ret;
+	}
+
+	spin_lock_irqsave(&qp->rq_lock, fl);
+	rqe = &qp->rq[qp->rq_get % qp->num_rqe];
+	if (!rddp_slot_owned(rqe)) {
+		ret = -ENOENT;
+		goto out;
+	}
+	memcpy(out, rqe, sizeof(*out));
+	out->num_sge = min_t(u8, out->num_sge, SIW_MAX_SGE);
+	rddp_slot_set(rqe, 0);
+	qp->rq_get++;
+	trace_rddp_rq_wqe(qp, out);
+out:
+	spin_unlock_irqrestore(&qp->rq_lock, fl);
+	return ret;
+}
+
+int rddp_qp_rq_complete(struct rddp_qp *qp, const struct siw_rqe *rqe,
+			enum siw_wc_status status, u32 bytes, u32 inval_stag,
+			bool solicited)
+{
+	struct rddp_cqe cqe = {
+		.id = rqe->id,
+		.opcode = SIW_OP_RECEIVE,
+		.status = status,
+		.bytes = bytes,
+		.inval_stag = inval_stag,
+		.flags = inval_stag ? SIW_WQE_REM_INVAL : 0,
+		.qp = qp,
+	};
+
+	return rddp_cq_push(qp->rcq, &cqe, solicited);
 }

@@ -30,6 +30,7 @@
 #include <net/sock.h>
 #include <net/tcp.h>
 
+#include "qp_tx.h"
 #include "rddp.h"
 #include "stream.h"
 #include "trace.h"
@@ -441,13 +442,53 @@ static int rddp_tx_copy(struct rddp_stream *s, u32 seg, struct rddp_span *frag)
 	return 0;
 }
 
+/*
+ * The job's Read Request (RFC 5040 §4.4: untagged, QN 1) into s->tx_fpdu:
+ * the Read WQE's, or the RTR's zero-length Read (@rtr_read, RFC 6581
+ * §9.1.1). @h is the header so far.
+ */
+static int rddp_tx_build_read_req(struct rddp_stream *s, struct rddp_hdr *h,
+				  bool rtr_read)
+{
+	u8 hdr[RDDP_DDP_UNTAGGED_HDR_LEN];
+	struct rddp_read_req r = { 0 };
+	struct rddp_span frag;
+	u32 hdr_len;
+	int ret;
+
+	if (!rtr_read) {
+		r.sink_stag = s->tx_sqe.sge[0].lkey;
+		r.sink_to = s->tx_sqe.sge[0].laddr;
+		r.size = s->tx_len;
+		r.src_stag = s->tx_sqe.rkey;
+		r.src_to = s->tx_sqe.raddr;
+	}
+	/* The FPDU's spans point at it until it is written. */
+	rddp_read_req_build(&r, s->tx_rreq);
+	h->opcode = RDDP_OP_READ_REQ;
+	h->qn = RDDP_QN_READ_REQ;
+	h->msn = s->tx_msn[RDDP_QN_READ_REQ];
+	h->last = true;
+	hdr_len = rddp_hdr_build(h, hdr);
+	frag.base = s->tx_rreq;
+	frag.len = RDDP_RDMAP_RREQ_LEN;
+	ret = s->llp->tx_frame(s, hdr, hdr_len, &frag, 1);
+	if (ret)
+		return ret;
+	rddp_tx_push_orq(s, &r, rtr_read);
+	s->tx_msn[RDDP_QN_READ_REQ]++;
+	s->tx_fpdu_last = true;
+	s->tx_fpdu_payload = 0;	/* a request, not data */
+	s->tx_started = true;
+	return 0;
+}
+
 /* Build the job's next FPDU into s->tx_fpdu. */
 static int rddp_tx_build(struct rddp_stream *s)
 {
 	struct rddp_span frags[RDDP_FPDU_MAX_FRAGS];
 	u8 hdr[RDDP_DDP_UNTAGGED_HDR_LEN];
 	struct rddp_hdr h = { 0 };
-	struct rddp_read_req r;
 	u32 hdr_len, seg, got, nr = 0;
 	bool read_req = false, rtr_read = false, copied;
 	int ret;
@@ -501,35 +542,8 @@ static int rddp_tx_build(struct rddp_stream *s)
 		return -EINVAL;
 	}
 
-	if (read_req) {
-		/* RFC 5040 §4.4: Read Request, untagged on QN 1 */
-		memset(&r, 0, sizeof(r));
-		if (!rtr_read) {
-			r.sink_stag = s->tx_sqe.sge[0].lkey;
-			r.sink_to = s->tx_sqe.sge[0].laddr;
-			r.size = s->tx_len;
-			r.src_stag = s->tx_sqe.rkey;
-			r.src_to = s->tx_sqe.raddr;
-		}
-		/* The FPDU's spans point at it until it is written. */
-		rddp_read_req_build(&r, s->tx_rreq);
-		h.opcode = RDDP_OP_READ_REQ;
-		h.qn = RDDP_QN_READ_REQ;
-		h.msn = s->tx_msn[RDDP_QN_READ_REQ];
-		h.last = true;
-		hdr_len = rddp_hdr_build(&h, hdr);
-		frags[0].base = s->tx_rreq;
-		frags[0].len = RDDP_RDMAP_RREQ_LEN;
-		ret = s->llp->tx_frame(s, hdr, hdr_len, frags, 1);
-		if (ret)
-			return ret;
-		rddp_tx_push_orq(s, &r, rtr_read);
-		s->tx_msn[RDDP_QN_READ_REQ]++;
-		s->tx_fpdu_last = true;
-		s->tx_fpdu_payload = 0;	/* a request, not data */
-		s->tx_started = true;
-		return 0;
-	}
+	if (read_req)
+		return rddp_tx_build_read_req(s, &h, rtr_read);
 
 	hdr_len = rddp_opcodes[h.opcode].tagged ? RDDP_DDP_TAGGED_HDR_LEN :
 						  RDDP_DDP_UNTAGGED_HDR_LEN;
@@ -792,4 +806,49 @@ void rddp_tx_flush(struct rddp_stream *s)
 	spin_unlock_bh(&s->lock);
 	rddp_sg_release(&s->tx_sg);
 	s->tx_kind = RDDP_TX_NONE;
+}
+
+/* ---- the SQ, for TX (queues.h) ---- */
+
+int rddp_qp_sq_next(struct rddp_qp *qp, struct siw_sqe *out)
+{
+	struct siw_sqe *sqe;
+	unsigned long fl;
+	int ret = 0;
+
+	spin_lock_irqsave(&qp->sq_lock, fl);
+	if (qp->state != IB_QPS_RTS) {
+		ret = -ENOTCONN;
+		goto out;
+	}
+	sqe = &qp->sq[qp->sq_get % qp->num_sqe];
+	if (!rddp_slot_owned(sqe)) {
+		ret = -ENOENT;
+		goto out;
+	}
+	memcpy(out, sqe, sizeof(*out));
+	out->num_sge = min_t(u8, out->num_sge, SIW_MAX_SGE);
+	rddp_slot_set(sqe, 0);
+	qp->sq_get++;
+	trace_rddp_sq_wqe(qp, out);
+out:
+	spin_unlock_irqrestore(&qp->sq_lock, fl);
+	return ret;
+}
+
+int rddp_qp_sq_complete(struct rddp_qp *qp, u64 id, u8 opcode, u16 flags,
+			enum siw_wc_status status, u32 bytes)
+{
+	struct rddp_cqe cqe = {
+		.id = id,
+		.opcode = opcode,
+		.status = status,
+		.bytes = bytes,
+		.qp = qp,
+	};
+
+	if (status == SIW_WC_SUCCESS && !(flags & SIW_WQE_SIGNALLED) &&
+	    !qp->sig_all)
+		return 0;
+	return rddp_cq_push(qp->scq, &cqe, false);
 }

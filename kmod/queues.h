@@ -33,7 +33,6 @@
 
 #include "compat.h"
 
-struct rddp_cep;
 struct rddp_device;
 struct rddp_stream;
 
@@ -112,6 +111,91 @@ struct rddp_srq {
 };
 
 /**
+ * enum rddp_cep_event - events the QP, its stream and its LLP report to
+ * the connection's CM work (struct rddp_conn)
+ * @RDDP_CEP_EV_STREAM_ERROR: RX or TX detected an error
+ * @RDDP_CEP_EV_PEER_CLOSED: the peer ended the connection gracefully in
+ *	full operation (TCP FIN; SCTP SHUTDOWN or the session's Terminate)
+ * @RDDP_CEP_EV_PEER_ABORTED: the connection ended abortively in full
+ *	operation (TCP RST, SCTP ABORT, or the LLP's liveness bound: the
+ *	socket's error is set); iw_cm's CLOSE then carries -ECONNRESET, as
+ *	hardware RNICs report an abort, where a graceful end carries 0
+ * @RDDP_CEP_EV_STREAM_CLOSED: the QP stopped its stream
+ * @RDDP_CEP_EV_QP_DESTROYED: destroy_qp of the QP an active endpoint is
+ *	connecting (rddp_qp_connect_begin()): the connect fails at once
+ */
+enum rddp_cep_event {
+	RDDP_CEP_EV_STREAM_ERROR,
+	RDDP_CEP_EV_PEER_CLOSED,
+	RDDP_CEP_EV_PEER_ABORTED,
+	RDDP_CEP_EV_STREAM_CLOSED,
+	RDDP_CEP_EV_QP_DESTROYED,
+};
+
+struct rddp_conn;
+
+/**
+ * struct rddp_conn_ops - how a QP and its stream reach the connection
+ * endpoint that set them up (struct rddp_conn)
+ * @event: report @ev to the endpoint's CM work. Any context: it only
+ *	queues work, so it may be called under qp->state_lock, which the CM
+ *	takes after its own lock (cm.c's lock order)
+ * @get: take a reference on the endpoint
+ * @put: drop one; the last frees it. Process context or softirq
+ */
+struct rddp_conn_ops {
+	void (*event)(struct rddp_conn *c, enum rddp_cep_event ev);
+	void (*get)(struct rddp_conn *c);
+	void (*put)(struct rddp_conn *c);
+};
+
+/**
+ * struct rddp_conn - the connection endpoint as the QP and its stream see
+ * it: the CM's endpoint (cm.c) embeds one and fills in @ops, and hands it
+ * over with rddp_qp_connect_begin() and rddp_qp_connected(). The QP, the
+ * stream and the LLPs call back through it and never into the CM by name,
+ * so the CM sits above them.
+ * @ops: the endpoint's operations, set at its allocation
+ *
+ * Lifetime: the endpoint's (cm.c): the stream holds a reference from
+ * rddp_stream_start() until it is freed; qp->connecting holds none (the
+ * endpoint clears it before it can be freed).
+ */
+struct rddp_conn {
+	const struct rddp_conn_ops *ops;
+};
+
+/**
+ * rddp_conn_event() - report an event to a connection's CM work
+ * @c: the connection
+ * @ev: the event
+ *
+ * Any context.
+ */
+static inline void rddp_conn_event(struct rddp_conn *c, enum rddp_cep_event ev)
+{
+	c->ops->event(c, ev);
+}
+
+/**
+ * rddp_conn_get() - take a reference on a connection's endpoint
+ * @c: the connection
+ */
+static inline void rddp_conn_get(struct rddp_conn *c)
+{
+	c->ops->get(c);
+}
+
+/**
+ * rddp_conn_put() - drop a reference on a connection's endpoint
+ * @c: the connection
+ */
+static inline void rddp_conn_put(struct rddp_conn *c)
+{
+	c->ops->put(c);
+}
+
+/**
  * struct rddp_qp - an RC queue pair (qp.c)
  * @base: the core's QP
  * @rdev: its device
@@ -173,7 +257,7 @@ struct rddp_qp {
 	struct mutex state_lock;	/* see above */
 	enum ib_qp_state state;
 	bool connected;
-	struct rddp_cep *connecting;
+	struct rddp_conn *connecting;
 	bool destroyed;
 	bool user;
 	bool sig_all;
@@ -278,7 +362,9 @@ int rddp_cq_push(struct rddp_cq *cq, const struct rddp_cqe *cqe,
 
 /*
  * QP data-path API, for the TX/RX engines and the CM. Any context unless
- * noted.
+ * noted. The SQ's two (rddp_qp_sq_next(), rddp_qp_sq_complete()) are
+ * defined in qp_tx.c and the RQ's in qp_rx.c, the engines that use them,
+ * so that neither calls up into qp.c.
  */
 
 /**
@@ -294,13 +380,24 @@ struct rddp_qp *rddp_qp_get_by_qpn(struct rddp_device *rdev, u32 qpn);
  * rddp_qp_get() - take a reference on a QP
  * @qp: the QP
  */
-void rddp_qp_get(struct rddp_qp *qp);
+static inline void rddp_qp_get(struct rddp_qp *qp)
+{
+	refcount_inc(&qp->ref);
+}
 
 /**
  * rddp_qp_put() - drop a reference on a QP; the last wakes destroy_qp
  * @qp: the QP
+ *
+ * Inline here, beside the reference's rule (struct rddp_qp), so that the
+ * files that look QPs up (genl.c, res.c, the CM) drop what they took
+ * without calling into qp.c.
  */
-void rddp_qp_put(struct rddp_qp *qp);
+static inline void rddp_qp_put(struct rddp_qp *qp)
+{
+	if (refcount_dec_and_test(&qp->ref))
+		complete(&qp->freed);
+}
 
 /**
  * rddp_qp_sq_next() - take the SQE at the head of the SQ
@@ -361,7 +458,7 @@ int rddp_qp_rq_complete(struct rddp_qp *qp, const struct siw_rqe *rqe,
  * @qp: the QP
  * @s: its new stream
  * @sock: the connection's socket
- * @cep: the connection endpoint the stream reports to
+ * @conn: the connection endpoint the stream reports to
  * @closed: set to whether TCP had already seen the peer's close
  *
  * The bytes already queued on @sock are received. Process context.
@@ -370,28 +467,29 @@ int rddp_qp_rq_complete(struct rddp_qp *qp, const struct siw_rqe *rqe,
  * not touch them again; -EINVAL from a state other than INIT or RTR.
  */
 int rddp_qp_connected(struct rddp_qp *qp, struct rddp_stream *s,
-		      struct socket *sock, struct rddp_cep *cep, bool *closed);
+		      struct socket *sock, struct rddp_conn *conn,
+		      bool *closed);
 
 /**
  * rddp_qp_connect_begin() - an active endpoint starts connecting the QP
  * @qp: the QP
- * @cep: the endpoint, which holds a QP reference
+ * @conn: the endpoint, which holds a QP reference
  *
  * Until rddp_qp_connect_end() or RTS, destroy_qp does not wait for the
- * network: it reports RDDP_CEP_EV_QP_DESTROYED to @cep, which fails the
+ * network: it reports RDDP_CEP_EV_QP_DESTROYED to @conn, which fails the
  * connect. Process context; the caller may hold its endpoint's lock.
  *
  * Return: 0, or -EINVAL if the QP is being destroyed or already has a
  * connect under way.
  */
-int rddp_qp_connect_begin(struct rddp_qp *qp, struct rddp_cep *cep);
+int rddp_qp_connect_begin(struct rddp_qp *qp, struct rddp_conn *conn);
 
 /**
- * rddp_qp_connect_end() - @cep no longer connects @qp (it failed)
+ * rddp_qp_connect_end() - @conn no longer connects @qp (it failed)
  * @qp: the QP
- * @cep: the endpoint; nothing happens if it is not the QP's connecting one
+ * @conn: the endpoint; nothing happens if it is not the QP's connecting one
  */
-void rddp_qp_connect_end(struct rddp_qp *qp, struct rddp_cep *cep);
+void rddp_qp_connect_end(struct rddp_qp *qp, struct rddp_conn *conn);
 
 /**
  * rddp_qp_to_error() - move a QP to ERROR, flushing both queues

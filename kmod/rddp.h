@@ -113,7 +113,8 @@ struct rddp_settings {
  * @RDDP_STAT_CONN_REJECTS: iw_reject calls
  * @RDDP_STAT_CONN_FAILURES: setups that failed (refused, reset, bad MPA
  *	frame)
- * @RDDP_STAT_MPA_TIMEOUTS: setups that ran out of time
+ * @RDDP_STAT_SETUP_TIMEOUTS: setups that ran out of time, over any
+ *	transport (mpa_timeouts to rddpctl and `rdma statistic`)
  * @RDDP_STAT_TX_ZCOPY_BYTES: payload octets lent to TCP as page
  *	references instead of copied
  * @RDDP_STAT_MR_FAST_REGS: fast registrations executed (IB_WR_REG_MR)
@@ -156,7 +157,7 @@ enum rddp_stat {
 	RDDP_STAT_CONN_ACCEPTS,
 	RDDP_STAT_CONN_REJECTS,
 	RDDP_STAT_CONN_FAILURES,
-	RDDP_STAT_MPA_TIMEOUTS,
+	RDDP_STAT_SETUP_TIMEOUTS,
 	RDDP_STAT_TX_ZCOPY_BYTES,
 	RDDP_STAT_MR_FAST_REGS,
 	RDDP_STAT_MR_LOCAL_INVALS,
@@ -307,7 +308,11 @@ void rddp_device_put(struct rddp_device *rdev);
  * Return: IB_PORT_ACTIVE while the netdev is up and has carrier, else
  * IB_PORT_DOWN.
  */
-enum ib_port_state rddp_port_state(struct net_device *netdev);
+static inline enum ib_port_state rddp_port_state(struct net_device *netdev)
+{
+	return netif_running(netdev) && netif_carrier_ok(netdev) ?
+		       IB_PORT_ACTIVE : IB_PORT_DOWN;
+}
 
 /**
  * rddp_params_check() - check the module parameters at load
@@ -317,11 +322,13 @@ enum ib_port_state rddp_port_state(struct net_device *netdev);
 int rddp_params_check(void);
 
 /**
- * rddp_mpa_timeout() - the CM's bound on MPA connection setup
+ * rddp_setup_timeout() - the CM's bound on connection setup, over every
+ * transport
  *
- * Return: the mpa_timeout_ms module parameter, in jiffies.
+ * Return: the mpa_timeout_ms module parameter (named when MPA was the one
+ * transport), in jiffies.
  */
-unsigned long rddp_mpa_timeout(void);
+unsigned long rddp_setup_timeout(void);
 
 /**
  * rddp_peer_timeout_valid() - whether a peer_timeout_ms value is allowed
@@ -418,54 +425,94 @@ int rddp_genl_init(void);
  */
 void rddp_genl_exit(void);
 
-/**
- * rddp_genl_dev_add() - list a new device for rddpctl and announce it
- * @rdev: the device
- *
- * Without memory the device works but rddpctl does not see it (logged).
- */
-void rddp_genl_dev_add(struct rddp_device *rdev);
-
-/**
- * rddp_genl_dev_del() - announce a device's removal and unlist it
- * @rdev: the device
- */
-void rddp_genl_dev_del(struct rddp_device *rdev);
-
-struct rddp_qp;
-
-/**
- * rddp_genl_qp_state() - tell rddpctl's monitor of a QP state change
- * @qp: the QP
- * @state: its new state
- *
- * Any context; dropped without memory.
- */
-void rddp_genl_qp_state(struct rddp_qp *qp, enum ib_qp_state state);
-
 struct rddp_term_info;
 
 /**
- * rddp_genl_term() - tell rddpctl's monitor of a Terminate
- * @qp: the QP
- * @sent: sent (else received)
- * @t: its error fields
- *
- * Any context; dropped without memory.
+ * enum rddp_notify_type - what rddp_notify() reports
+ * @RDDP_NOTIFY_DEV_ADDED: a device was registered (device.c)
+ * @RDDP_NOTIFY_DEV_REMOVED: a device is going: from dealloc_driver, before
+ *	anything of it is freed (device.c)
+ * @RDDP_NOTIFY_QP_STATE: a QP changed state (qp.c, rddp_qp_set_state())
+ * @RDDP_NOTIFY_TERM: a Terminate was sent or received (stream.c)
+ * @RDDP_NOTIFY_CONN_FAILED: a connection setup failed (cm.c)
  */
-void rddp_genl_term(struct rddp_qp *qp, bool sent,
-		    const struct rddp_term_info *t);
+enum rddp_notify_type {
+	RDDP_NOTIFY_DEV_ADDED,
+	RDDP_NOTIFY_DEV_REMOVED,
+	RDDP_NOTIFY_QP_STATE,
+	RDDP_NOTIFY_TERM,
+	RDDP_NOTIFY_CONN_FAILED,
+};
 
 /**
- * rddp_genl_conn_failed() - tell rddpctl's monitor of a failed connection
+ * struct rddp_notify - one event for rddp's observer (the genl family's
+ * monitor group and device table, genl.c)
+ * @type: enum rddp_notify_type
  * @rdev: the device
- * @remote: the peer's address
- * @err: the negative errno it failed with
+ * @qpn: QP_STATE, TERM: the QP's number
+ * @qp_state: QP_STATE: its new state
+ * @term_sent: TERM: sent (else received)
+ * @term: TERM: its error fields
+ * @remote: CONN_FAILED: the peer's address, or NULL
+ * @err: CONN_FAILED: the negative errno the setup failed with
  *
- * Any context; dropped without memory.
+ * The pointers are the caller's and valid only during the call: the
+ * observer copies what it keeps.
  */
-void rddp_genl_conn_failed(struct rddp_device *rdev,
-			   const struct sockaddr_storage *remote, int err);
+struct rddp_notify {
+	enum rddp_notify_type type;
+	struct rddp_device *rdev;
+	u32 qpn;
+	enum ib_qp_state qp_state;
+	bool term_sent;
+	const struct rddp_term_info *term;
+	const struct sockaddr_storage *remote;
+	int err;
+};
+
+/**
+ * rddp_notify() - report an event to rddp's observer, if one is registered
+ * @n: the event
+ *
+ * The one way the device, QP, stream and CM code tell the genl family
+ * (genl.c) what happened: they name no function of it, and it names none
+ * of theirs, so the family sits above them all (base.c). DEV_ADDED and
+ * DEV_REMOVED come in process context and the observer may sleep for
+ * them; every other event may come from any context (a QP state change
+ * under queue spinlocks, a Terminate received in softirq), and the
+ * observer neither sleeps nor takes a lock of rddp's for it.
+ */
+void rddp_notify(const struct rddp_notify *n);
+
+/**
+ * rddp_notify_register() - install the observer rddp_notify() calls
+ * @fn: the observer, or NULL to remove it
+ *
+ * The genl family installs it at module init, before the first device can
+ * exist, and removes it at module exit, after the last is gone (main.c's
+ * order), so an event never races the change (base.c).
+ */
+void rddp_notify_register(void (*fn)(const struct rddp_notify *n));
+
+/*
+ * The unbound workqueue the CM's connection work, stream teardown and the
+ * SCTP LLP's receive work run on (base.c); it lives from rddp_cm_init()
+ * to rddp_cm_exit().
+ */
+extern struct workqueue_struct *rddp_wq;
+
+/**
+ * rddp_wq_init() - allocate rddp_wq (rddp_cm_init())
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int rddp_wq_init(void);
+
+/**
+ * rddp_wq_exit() - destroy rddp_wq once every device is gone, after its
+ * work has run (rddp_cm_exit())
+ */
+void rddp_wq_exit(void);
 
 /**
  * rddp_device_init() - module init: follow siw's module loads (device.c

@@ -34,7 +34,7 @@ static const struct rdma_stat_desc rddp_stat_descs[RDDP_STAT_NUM] = {
 	[RDDP_STAT_CONN_ACCEPTS] = { .name = "conn_accepts" },
 	[RDDP_STAT_CONN_REJECTS] = { .name = "conn_rejects" },
 	[RDDP_STAT_CONN_FAILURES] = { .name = "conn_failures" },
-	[RDDP_STAT_MPA_TIMEOUTS] = { .name = "mpa_timeouts" },
+	[RDDP_STAT_SETUP_TIMEOUTS] = { .name = "mpa_timeouts" },
 	[RDDP_STAT_TX_ZCOPY_BYTES] = { .name = "tx_zcopy_bytes" },
 	[RDDP_STAT_MR_FAST_REGS] = { .name = "mr_fast_regs" },
 	[RDDP_STAT_MR_LOCAL_INVALS] = { .name = "mr_local_invals" },

@@ -2,13 +2,14 @@
 /*
  * A connected QP's stream (stream.h): start, error reporting and stop,
  * whatever its LLP (llp.h). RFC 5040 §5.3 (Terminate and close); the
- * LLP's own part is in llp_mpa.c.
+ * LLP's own part is in llp_mpa.c and llp_sctp.c. The stream calls the
+ * engines above it (qp_tx.c, qp_rx.c) only through the table the QP
+ * gave it at start (s->up), never by name.
  */
 #include <linux/log2.h>
 #include <linux/slab.h>
 #include <net/sock.h>
 
-#include "cm.h"
 #include "rddp.h"
 #include "stream.h"
 #include "trace.h"
@@ -83,8 +84,8 @@ void rddp_stream_free(struct rddp_stream *s)
 	if (!s)
 		return;
 	WARN_ON(s->sock);
-	if (s->cep)
-		rddp_cep_put(s->cep);
+	if (s->conn)
+		rddp_conn_put(s->conn);
 	/* Lock-free readers of qp->stream hold rcu_read_lock() (stream.h). */
 	call_rcu(&s->rcu, rddp_stream_free_rcu);
 }
@@ -129,10 +130,12 @@ static void rddp_stream_stall_timer(struct timer_list *t)
 }
 
 int rddp_stream_start(struct rddp_stream *s, struct socket *sock,
-		      struct rddp_cep *cep)
+		      struct rddp_conn *conn,
+		      const struct rddp_llp_upcalls *up)
 {
-	rddp_cep_get(cep);
-	s->cep = cep;
+	rddp_conn_get(conn);
+	s->conn = conn;
+	s->up = up;
 	s->sock = sock;
 	sock->sk->sk_sndtimeo = RDDP_TERM_SEND_TIMEOUT;
 	kernel_getsockname(sock, (struct sockaddr *)&s->laddr);
@@ -165,7 +168,7 @@ void rddp_stream_error(struct rddp_stream *s, enum rddp_err err,
 				    rddp_errors[err].layer == RDDP_TERM_LAYER_RDMAP ?
 				    "RDMAP" : rddp_errors[err].layer ==
 				    RDDP_TERM_LAYER_DDP ? "DDP" : "MPA");
-	rddp_cep_event(s->cep, RDDP_CEP_EV_STREAM_ERROR);
+	rddp_conn_event(s->conn, RDDP_CEP_EV_STREAM_ERROR);
 }
 
 static const enum rddp_stat rddp_term_stat[2][3] = {
@@ -176,9 +179,17 @@ static const enum rddp_stat rddp_term_stat[2][3] = {
 void rddp_stream_term_account(struct rddp_stream *s, bool rx,
 			      const struct rddp_term_info *t)
 {
+	struct rddp_notify n = {
+		.type = RDDP_NOTIFY_TERM,
+		.rdev = s->qp->rdev,
+		.qpn = s->qp->base.qp_num,
+		.term_sent = !rx,
+		.term = t,
+	};
+
 	if (t->layer <= RDDP_TERM_LAYER_LLP)
 		rddp_stat_inc(s->qp->rdev, rddp_term_stat[rx][t->layer]);
-	rddp_genl_term(s->qp, !rx, t);
+	rddp_notify(&n);
 }
 
 static void rddp_stream_term_sent(struct rddp_stream *s)
@@ -211,13 +222,14 @@ void rddp_stream_stop(struct rddp_stream *s, bool graceful)
 	/* RFC 5040 §5.3: report the error to the peer, then close. */
 	if (atomic_read(&s->term_set) && s->term_err != RDDP_ERR_NONE &&
 	    !s->peer_terminated && s->term_err != RDDP_ERR_LLP_CLOSED) {
-		if (!rddp_tx_terminate_now(s)) {
+		if (!s->up->tx_terminate_now(s)) {
 			rddp_stream_term_sent(s);
 			graceful = true;
 		}
 	}
-	rddp_tx_flush(s);
+	s->up->tx_flush(s);
 	mutex_unlock(&qp->tx_mutex);
-	rddp_rx_flush(s);
+	s->up->rx_flush(s);
 	s->llp->close(s, graceful);
 }
+

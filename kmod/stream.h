@@ -50,8 +50,6 @@
 #include "queues.h"
 #include "sg.h"
 
-struct rddp_cep;
-
 /*
  * Segments with at most this much payload are copied into the stream before
  * their CRC is computed, so the CRC always matches the bytes sent even when
@@ -190,8 +188,12 @@ struct rddp_stream_params {
 /**
  * struct rddp_stream - the data path of one connected QP
  * @qp: its QP
- * @cep: the connection endpoint, referenced; for error reports to the CM
+ * @conn: the connection endpoint, referenced; for error reports to the CM
+ *	(queues.h: the CM's callbacks, struct rddp_conn)
  * @llp: the lower-layer protocol's operations (llp.h)
+ * @up: the engines' entry points (llp.h), which the LLP calls back and
+ *	rddp_stream_stop() flushes with: the QP's table (qp.c), given at
+ *	rddp_stream_start()
  * @sock: the connection's socket, the LLP's from start until close
  * @sctp: llp_sctp.c: the DDP Stream on the association (sctp_link.h), the
  *	stream's with @sock; NULL over MPA
@@ -308,8 +310,9 @@ struct rddp_stream_params {
  */
 struct rddp_stream {
 	struct rddp_qp *qp;
-	struct rddp_cep *cep;
+	struct rddp_conn *conn;
 	const struct rddp_llp_ops *llp;
+	const struct rddp_llp_upcalls *up;
 	struct socket *sock;
 	struct rddp_sctp_link *sctp;
 	struct rddp_stream_params p;
@@ -435,143 +438,6 @@ static inline struct rddp_sqw *rddp_sqw_slot(struct rddp_stream *s, u32 i)
 }
 
 /**
- * rddp_tx_work() - a QP's tx_work: run the TX engine for one budget
- * @work: the QP's tx_work
- *
- * Runs under qp->tx_mutex on the rddp_tx workqueue, and queues itself
- * again if work is left, to yield the worker.
- */
-void rddp_tx_work(struct work_struct *work);
-
-/**
- * rddp_tx_kick() - queue a QP's TX work
- * @qp: the QP
- *
- * On the per-CPU, high-priority rddp_tx queue, so the work runs on the
- * CPU that kicked it (RX answering a Read Request in softirq, a doorbell,
- * TCP's write_space) as soon as that CPU leaves softirq. Any context.
- */
-void rddp_tx_kick(struct rddp_qp *qp);
-
-/**
- * rddp_tx_doorbell() - a user's doorbell (post_send with no WR)
- * @qp: the QP
- *
- * Runs the engine right here unless it is running already, in which case
- * the running one is asked to look again (queue_work() re-queues a running
- * work item). Process context.
- */
-void rddp_tx_doorbell(struct rddp_qp *qp);
-
-/**
- * rddp_tx_terminate_now() - send the stream's Terminate
- * @s: the stream, its engines halted (rddp_stream_stop())
- *
- * Finishes a partly written FPDU, so the peer's framing stays intact, then
- * sends the Terminate (RFC 5040 §5.3, §4.8) as an untagged message on QN 2.
- * Blocking, bounded by the socket's send timeout.
- *
- * Return: 0 once sent, or a negative errno.
- */
-int rddp_tx_terminate_now(struct rddp_stream *s);
-
-/**
- * rddp_tx_flush() - stream stop: report every WQE TX took, in order
- * @s: the stream, both engines halted
- *
- * Finished ones (and zero-copy ones TCP has acknowledged) with their
- * status, the rest, whose outcome at the peer is unknown, with a flush
- * error.
- */
-void rddp_tx_flush(struct rddp_stream *s);
-
-/**
- * rddp_sqw_reap() - report the finished WQEs at the head of the sqw ring
- * @s: the stream
- *
- * A zero-copy WQE is finished once TCP's snd_una has passed it; while one
- * is waiting, SOCK_NOSPACE stays set so that TCP calls sk_write_space (and
- * so this) on every ACK. Any context.
- */
-void rddp_sqw_reap(struct rddp_stream *s);
-
-/*
- * The DDP/RDMAP RX callbacks (qp_rx.c) an LLP feeds each received segment
- * to, with the stream as context (llp.h): header(), payload() for each
- * span, fpdu_done() once the segment is intact. Called serialised, in the
- * LLP's RX context.
- */
-extern const struct rddp_mpa_rx_ops rddp_ddp_rx_ops;
-
-/**
- * rddp_rx_batch_end() - the end of one receive batch of an LLP
- * @s: the stream
- *
- * An LLP calls it after each run of its receive path that may have fed
- * rddp_ddp_rx_ops: what a socket read or a receive work item delivered in
- * one go. The Read Requests of the batch were queued without waking TX;
- * TX is woken here, once. So a batch is held against the IRD whole (RFC
- * 5040 §6.3: more Read Requests than the IRD in one batch end the stream
- * whatever the CPUs' timing), and a burst of Reads wakes TX once. In the
- * LLP's RX context.
- */
-void rddp_rx_batch_end(struct rddp_stream *s);
-
-/**
- * rddp_rx_place_tagged() - place a tagged segment that arrived ahead of
- * its turn (an LLP that delivers out of order: RFC 5041 §5.3, "MAY perform
- * Placement of DDP Segments out of order")
- * @s: the stream, in the LLP's RX context (serialised with the callbacks
- *	of rddp_ddp_rx_ops), bottom halves off
- * @raw: the segment's DDP header
- * @hdr_len: its octets
- * @payload: the payload
- * @len: its octets
- *
- * Only an RDMA Write, or a Read Response into the sink of a Read still
- * outstanding, whose STag, PD, access rights, TO and length validate now
- * (RFC 5041 §7.1) is placed; nothing is completed and no state of the
- * in-order pass changes. A segment that does not validate, or is of
- * another kind, is not placed and reports nothing: the in-order pass
- * finds its error, if any.
- *
- * Return: true when the whole payload was placed; the LLP then calls
- * rddp_rx_tagged_placed() at the segment's turn instead of the callbacks.
- * False when nothing or part of it was placed (the payload was then
- * placed again in order: RFC 5041 §5.3 lets a segment be placed more
- * than once).
- */
-bool rddp_rx_place_tagged(struct rddp_stream *s, const u8 *raw, u32 hdr_len,
-			  const u8 *payload, u32 len);
-
-/**
- * rddp_rx_tagged_placed() - the in-order pass of a segment whose payload
- * rddp_rx_place_tagged() placed
- * @s: the stream, as for rddp_ddp_rx_ops' callbacks
- * @raw: the segment's DDP header
- * @hdr_len: its octets
- * @len: its payload's octets
- *
- * What header() and fpdu_done() do for the segment in DDP-SSN order, its
- * checks included (the STag may have been invalidated meanwhile, e.g. by
- * an earlier Send with Invalidate: RFC 5040 §5.1); the payload is not
- * copied again. A check that fails now is the Terminate it is in order;
- * the bytes placed stay where they are (placed, never delivered: RFC 5041
- * §5.3, §5.4).
- *
- * Return: 0, or -1 once the stream is stopped with its error.
- */
-int rddp_rx_tagged_placed(struct rddp_stream *s, const u8 *raw, u32 hdr_len,
-			  u32 len);
-
-/**
- * rddp_rx_flush() - stream stop: the receive being filled ends with a
- * flush error
- * @s: the stream, RX halted
- */
-void rddp_rx_flush(struct rddp_stream *s);
-
-/**
  * rddp_stream_alloc() - allocate a stream for a QP
  * @qp: the QP
  * @p: the parameters negotiated at connection setup
@@ -596,7 +462,9 @@ void rddp_stream_free(struct rddp_stream *s);
  * rddp_stream_start() - take over a connected socket: full operation
  * @s: the stream
  * @sock: the connection's socket, after MPA setup
- * @cep: the connection endpoint, referenced for error reports
+ * @conn: the connection endpoint, referenced for error reports
+ * @up: the engines (llp.h): what the LLP calls back and the stop's
+ *	flushes; the QP's (qp.c), which names them
  *
  * Records the endpoints, then has the LLP take over (llp.h, start: the
  * liveness bound, MULPDU, the socket's callbacks). Process context, under
@@ -605,7 +473,8 @@ void rddp_stream_free(struct rddp_stream *s);
  * Return: 0.
  */
 int rddp_stream_start(struct rddp_stream *s, struct socket *sock,
-		      struct rddp_cep *cep);
+		      struct rddp_conn *conn,
+		      const struct rddp_llp_upcalls *up);
 
 /**
  * rddp_stream_stop() - end both engines for good and close the socket
@@ -698,7 +567,5 @@ u8 rddp_stream_transport(const struct rddp_stream *s);
  * false over MPA or once the stream closed.
  */
 bool rddp_stream_ssns(const struct rddp_stream *s, u16 *tx, u16 *rx);
-
-extern struct workqueue_struct *rddp_wq;
 
 #endif /* RDDP_STREAM_H */

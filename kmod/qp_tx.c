@@ -445,10 +445,13 @@ static int rddp_tx_copy(struct rddp_stream *s, u32 seg, struct rddp_span *frag)
 /*
  * The job's Read Request (RFC 5040 §4.4: untagged, QN 1) into s->tx_fpdu:
  * the Read WQE's, or the RTR's zero-length Read (@rtr_read, RFC 6581
- * §9.1.1). @h is the header so far.
+ * §9.1.1). @h is the header so far. Not inlined: its header buffer and
+ * request would add to rddp_tx_build()'s frame, which KASAN's redzones
+ * take past 1024 bytes.
  */
-static int rddp_tx_build_read_req(struct rddp_stream *s, struct rddp_hdr *h,
-				  bool rtr_read)
+static noinline_for_stack int rddp_tx_build_read_req(struct rddp_stream *s,
+						     struct rddp_hdr *h,
+						     bool rtr_read)
 {
 	u8 hdr[RDDP_DDP_UNTAGGED_HDR_LEN];
 	struct rddp_read_req r = { 0 };

@@ -117,6 +117,17 @@ root:x:0:
 rddptest:x:1000:
 GR
 echo "hosts: files" >"$root/etc/nsswitch.conf"
+# qemu's debug kernel (6.1, lockdep): native NVMe multipath off, as that
+# kernel had it before CONFIG_NVME_MULTIPATH=y came for blktests. 6.1's
+# nvme_core flushes the multipath head's partition_scan_work under the
+# disk's open_mutex while that work takes open_mutex: lockdep reports the
+# circular dependency at `nvme disconnect` (ulp-two.sh's initiator in
+# vm-debug-two, 2026-12-02), nvme_core's own, not rddp's. UML's debug
+# kernel (6.12) keeps multipath on: it reports nothing there.
+if [ "$kernel" = debug ]; then
+	mkdir -p "$root/etc/modprobe.d"
+	echo "options nvme_core multipath=N" >"$root/etc/modprobe.d/rddp-nvme.conf"
+fi
 printf '127.0.0.1 localhost\n' >"$root/etc/hosts"
 
 # Modules and their dependencies (modules built into a kernel are skipped).

@@ -18,7 +18,8 @@
  *
  * Contexts and locks. The engines call the table with their own context's
  * lock held, as stream.h sets out:
- *  - tx_frame, tx_write, tx_writeable, tx_mark: TX, under qp->tx_mutex
+ *  - tx_frame, tx_write, tx_push, tx_writeable, tx_mark: TX, under
+ *    qp->tx_mutex
  *    (tx_write also from rddp_stream_stop() for the Terminate, blocking,
  *    with the engines halted);
  *  - tx_acked: any context, under the stream's @lock (spinlock, bh);
@@ -167,7 +168,9 @@ static inline void rddp_sock_release(struct socket *sock)
  *	stay referenced until written. Return: 0, or a negative errno for
  *	a segment the LLP cannot carry
  * @tx_write: write what is left of s->tx_fpdu (from s->tx_fpdu_sent);
- *	@more: another segment follows at once; @block: wait for room (the
+ *	@more: another segment may follow at once, so the LLP may hold
+ *	these octets back to send them with it (until tx_push or a write
+ *	without @more); @block: wait for room (the
  *	Terminate at stop). Return: 0 when all of it is written, -EAGAIN
  *	when the socket is full, -EMSGSIZE when the segment is too long
  *	for the LLP's path now (SCTP: the path MTU fell): nothing of it
@@ -177,6 +180,9 @@ static inline void rddp_sock_release(struct socket *sock)
  *	builds it again, smaller, from the same point of the message
  *	(qp_tx.c; MPA never returns it); another negative errno when the
  *	LLP failed
+ * @tx_push: send what writes with @more held back; TX calls it when a
+ *	run has nothing more to write now (optional: an LLP that holds
+ *	nothing back has none)
  * @tx_writeable: whether a write would find room now (TX parks when not;
  *	the LLP's write-space callback kicks it)
  * @tx_mark: the LLP's sequence number after the last octet written, for a
@@ -197,6 +203,7 @@ struct rddp_llp_ops {
 	int (*tx_frame)(struct rddp_stream *s, const u8 *hdr, u32 hdr_len,
 			const struct rddp_span *frags, u32 nr);
 	int (*tx_write)(struct rddp_stream *s, bool more, bool block);
+	void (*tx_push)(struct rddp_stream *s);
 	bool (*tx_writeable)(struct rddp_stream *s);
 	u32 (*tx_mark)(struct rddp_stream *s);
 	u32 (*tx_acked)(struct rddp_stream *s, bool watch);

@@ -203,6 +203,17 @@ out:
 	return s->tx_fpdu_sent == f->len ? 0 : -EAGAIN;
 }
 
+/*
+ * Send what writes with MSG_MORE left in the socket: the TCP_CORK
+ * setsockopt's uncorking, which pushes the queue with Nagle off
+ * (TCP_NODELAY is set at setup, cm_mpa.c); the kernel exports it, not
+ * tcp_push_pending_frames(). Takes the socket lock.
+ */
+static void rddp_mpa_tx_push(struct rddp_stream *s)
+{
+	tcp_sock_set_cork(s->sock->sk, false);
+}
+
 static bool rddp_mpa_tx_writeable(struct rddp_stream *s)
 {
 	return sk_stream_is_writeable(s->sock->sk);
@@ -502,6 +513,7 @@ const struct rddp_llp_ops rddp_llp_mpa = {
 	.close = rddp_mpa_close,
 	.tx_frame = rddp_mpa_tx_frame,
 	.tx_write = rddp_mpa_tx_write,
+	.tx_push = rddp_mpa_tx_push,
 	.tx_writeable = rddp_mpa_tx_writeable,
 	.tx_mark = rddp_mpa_tx_mark,
 	.tx_acked = rddp_mpa_tx_acked,

@@ -647,8 +647,14 @@ static bool rddp_tx_unbuild(struct rddp_stream *s, int ret, u32 mulpdu)
  * The TX engine: writes FPDUs until there is nothing to send, the socket is
  * full, an error stops the stream or @budget FPDUs are out. Returns false
  * only in the last case (more to send now). Caller holds qp->tx_mutex.
+ *
+ * Every FPDU is written with @more, the end of a message's too, and the
+ * LLP pushed once the run has nothing more to write (rddp_tx_run()): the
+ * messages a run finds queued leave together, as a ULP's chained work
+ * requests mean them to (NVMe-oF's and iSER's Write and the response Send
+ * behind it, one TCP segment instead of two), and none waits past the run.
  */
-static bool rddp_tx_run(struct rddp_stream *s, int budget)
+static bool rddp_tx_run_fpdus(struct rddp_stream *s, int budget)
 {
 	u32 mulpdu;
 	int ret;
@@ -673,7 +679,8 @@ static bool rddp_tx_run(struct rddp_stream *s, int budget)
 			s->tx_fpdu_pending = true;
 		}
 		mulpdu = s->mulpdu;
-		ret = s->llp->tx_write(s, !s->tx_fpdu_last, false);
+		s->tx_unpushed = true;
+		ret = s->llp->tx_write(s, true, false);
 		if (ret == -EAGAIN) {
 			/*
 			 * sk_write_space kicks us; unless room came back before
@@ -704,6 +711,20 @@ static bool rddp_tx_run(struct rddp_stream *s, int budget)
 			return false;
 	}
 	return true;
+}
+
+/* The TX engine's run: FPDUs, then a push of what they held back. */
+static bool rddp_tx_run(struct rddp_stream *s, int budget)
+{
+	bool done = rddp_tx_run_fpdus(s, budget);
+
+	/* Not done: the run goes on at once (the worker's next turn). */
+	if (done && s->tx_unpushed && !READ_ONCE(s->stopped)) {
+		s->tx_unpushed = false;
+		if (s->llp->tx_push)
+			s->llp->tx_push(s);
+	}
+	return done;
 }
 
 void rddp_tx_work(struct work_struct *work)

@@ -272,6 +272,8 @@ struct rddp_stream_params {
  * @tx_fpdu_payload: TX: @tx_fpdu's DDP payload octets
  * @tx_fpdu_pending: TX: @tx_fpdu is built and not yet fully written
  * @tx_wants_space: TX: parked on a full socket until write_space
+ * @tx_unpushed: TX: this run wrote with @more (llp.h tx_write), so the
+ *	LLP may hold the last octets back until tx_push
  * @rx_mpa: RX: the MPA deframer (llp_mpa.c)
  * @rx_stopped: RX: the stream stopped; nothing more is read
  * @rx_rtr_pending: RX, responder: the first message is the RTR
@@ -376,6 +378,7 @@ struct rddp_stream {
 	u32 tx_fpdu_payload;
 	bool tx_fpdu_pending;
 	bool tx_wants_space;
+	bool tx_unpushed;
 
 	/* ---- RX (socket lock) ---- */
 	struct rddp_mpa_rx rx_mpa;

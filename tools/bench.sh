@@ -247,6 +247,10 @@ two_guests() {
 # alternating; tools/storage-report.py's table of the medians with the
 # ratios to siw and to TCP ($out/storage-WHERE.md), its Google Benchmark
 # JSON ($out/storage-WHERE.json) and a plot ($out/plots/storage-WHERE.png).
+# Each instance runs on one host CPU (RDDP_UML_CPU, default 1): unpinned,
+# a ptrace stop between UML's kernel and fio may cross CPUs, and the same
+# job's CPU per I/O varied tenfold with the host's scheduling
+# (Documentation/performance.md, "Storage").
 storage_one_guest() {
 	local where=$1 kernel=$2 n=$3 m=$4 round drv name r all st=0
 	shift 4
@@ -260,7 +264,8 @@ storage_one_guest() {
 			name=storage-$where-$round-$drv
 			rddp_log "storage, $where, round $round of $n: $drv"
 			r=0
-			run_instance "storage-$where" "$round-$drv" --kernel "$kernel" --name "$name" \
+			RDDP_UML_CPU=${RDDP_UML_CPU:-1} \
+				run_instance "storage-$where" "$round-$drv" --kernel "$kernel" --name "$name" \
 				--timeout 1800 "$@" tests/vm/storage.sh "$drv" "$m" \
 				>>"build/vm-results/storage-$where.log" 2>&1 || r=$?
 			count "$r"

@@ -21,6 +21,13 @@
 #   storage.sh DRIVER [full|short]   make bench: DRIVER rddp (CRC on),
 #                                    rddp-nocrc (mpa_crc=0), siw or tcp;
 #                                    the workloads below on each ULP
+#   storage.sh DRIVER profile ULP JOB [SECS]
+#                                    tools/vm/uml-profile.sh: one workload
+#                                    on one ULP for SECS (default 20),
+#                                    between $RDDP_RESULTS/profile.start
+#                                    and profile.stop, which the host's
+#                                    sampler waits for; the kernel's
+#                                    symbols in $RDDP_RESULTS/kallsyms
 #
 # Workloads (make bench; fio's names): 4 KiB random read and write at
 # queue depth 1 and 32, 128 KiB sequential read and write at depth 8, each
@@ -43,13 +50,19 @@ set -u
 # shellcheck source=tests/vm/iser.sh
 . "$(dirname "$0")/iser.sh"
 
-what=${1:?usage: storage.sh smoke | storage.sh rddp|rddp-nocrc|siw|tcp [full|short]}
+what=${1:?usage: storage.sh smoke | storage.sh rddp|rddp-nocrc|siw|tcp [full|short|profile ULP JOB [SECS]]}
 mode=${2:-full}
+prof_ulp="" prof_job=""
 fio=/rddp/build/fio
 ip=198.51.100.1
 out=$RDDP_RESULTS/storage.txt
 secs=${BENCH_STORAGE_SECS:-3}
 [ "$mode" = short ] && secs=${BENCH_STORAGE_SECS:-2}
+if [ "$mode" = profile ]; then
+	prof_ulp=${3:?profile: which ULP (nvme, nfs, iscsi)}
+	prof_job=${4:?profile: which job (sw128k, rr4k-qd32, ...)}
+	secs=${5:-20}
+fi
 size_mib=128
 [ "$what" = smoke ] && size_mib=16
 
@@ -103,6 +116,9 @@ fio_job() {
 		 $j.error] | @tsv' "$json"
 }
 
+# tcp_segs: TCP's segments out and in so far (/proc/net/snmp), one line.
+tcp_segs() { awk '$1 == "Tcp:" && $2 ~ /^[0-9]/ { print $12, $11 }' /proc/net/snmp; }
+
 # figures: fio_job's summary line in words.
 figures() { awk '{ printf "%s IOPS, %s MB/s, p50 %s us, p99 %s us, %s CPU-us/IO", $1, $2, $3, $4, $5 }'; }
 
@@ -114,9 +130,37 @@ jobs=("sw128k --rw=write --bs=128k --iodepth=8"
 	"rw4k-qd1 --rw=randwrite --bs=4k --iodepth=1"
 	"rw4k-qd32 --rw=randwrite --bs=4k --iodepth=32")
 
+# segments_per_read DRV TARGET: TCP segments (both ends) per NVMe-oF
+# 4 KiB read at queue depth 1, over 2048 reads. The target answers a read
+# with an RDMA Write and the response Send chained behind it (RFC 5040
+# §5.5: they arrive in order either way), and rddp's TX sends the messages
+# one run finds queued together (qp_tx.c): one segment for both, as
+# NVMe/TCP's C2H data PDU with its success flag is one, so a read costs
+# two segments, the command's and the answer's (sent apart: four, the
+# module before that change). A count, not a time: rddp's is judged (at
+# most 2.5: a delayed ACK may add one now and then), siw's and TCP's are
+# shown beside it.
+segments_per_read() {
+	local drv=$1 target=$2 s0 s1 r ios per
+	s0=$(tcp_segs)
+	r=$(fio_job "segs-$drv" "$target" --rw=randread --bs=4k --iodepth=1 --io_size=8M) || {
+		t_fail "$drv nvme: TCP segments per 4 KiB read" "$r"
+		return
+	}
+	s1=$(tcp_segs)
+	ios=$(jq '.jobs[0].read.total_ios' "/tmp/fio-segs-$drv.json")
+	per=$(awk -v a="${s0%% *}" -v b="${s1%% *}" -v n="$ios" 'BEGIN { printf "%.2f", n ? (b - a) / n : 99 }')
+	name="$drv nvme: TCP segments per 4 KiB read at depth 1: $per ($ios reads)"
+	if [[ $drv != rddp* ]] || awk -v p="$per" 'BEGIN { exit !(p <= 2.5) }'; then
+		t_ok "$name"
+	else
+		t_fail "$name" "a Write and its response Send left apart (2 a read when they go together)"
+	fi
+}
+
 # run_jobs DRV ULP TARGET: the smoke's verified job, or every workload.
 run_jobs() {
-	local drv=$1 ulp=$2 target=$3 j name r
+	local drv=$1 ulp=$2 target=$3 j name r st
 	if [ "$what" = smoke ]; then
 		name="$drv $ulp: fio writes 8 MiB of 4 KiB random blocks, reads them back verified (crc32c)"
 		if r=$(fio_job "smoke-$drv-$ulp" "$target" --rw=randwrite --bs=4k --iodepth=16 \
@@ -126,14 +170,24 @@ run_jobs() {
 		else
 			t_fail "$name" "$r"
 		fi
+		[ "$ulp" = nvme ] && segments_per_read "$drv" "$target"
 		return
 	fi
 	t_run "$drv $ulp: the region written whole first" \
 		fio_job "fill-$drv-$ulp" "$target" --rw=write --bs=1M --iodepth=4
 	for j in "${jobs[@]}"; do
 		name=${j%% *}
+		[ -z "$prof_job" ] || [ "$name" = "$prof_job" ] || continue
+		# The sampler on the host starts when it sees profile.start: symbols first.
+		[ -z "$prof_job" ] || {
+			tcp_segs >"$RDDP_RESULTS/profile-segs.txt"
+			cp /proc/kallsyms "$RDDP_RESULTS/kallsyms" && : >"$RDDP_RESULTS/profile.start"
+		}
 		# shellcheck disable=SC2086 # fio's arguments, split on purpose
-		if r=$(fio_job "$drv-$ulp-$name" "$target" --time_based --runtime="$secs" ${j#* }); then
+		r=$(fio_job "$drv-$ulp-$name" "$target" --time_based --runtime="$secs" ${j#* })
+		st=$?
+		[ -z "$prof_job" ] || { : >"$RDDP_RESULTS/profile.stop" && tcp_segs >>"$RDDP_RESULTS/profile-segs.txt"; }
+		if [ "$st" = 0 ]; then
 			t_ok "$drv $ulp $name: $(figures <<<"$r")"
 			awk -v d="$drv" -v u="$ulp" -v n="$name" '{ print d, u, n, $1, $2, $3, $4, $5 }' \
 				<<<"$r" >>"$out"
@@ -144,26 +198,33 @@ run_jobs() {
 	done
 }
 
-# One driver's three ULPs. nfsd and iwpmd are up already (once per boot:
-# NFSv4's grace period runs while NVMe-oF does).
-ulps() { # DRV
-	local drv=$1 tr=rdma blk
-	[ "$drv" = tcp ] && tr=tcp
-	t_run "$drv nvme: nvmet, namespace /dev/ram0 on $tr $ip:4420" nvmet_up $ip $tr /dev/ram0
-	t_like "$drv nvme: nvme connect -t $tr" "connected: nvme[0-9]+n1 \\($tr\\)" nvme_connect $ip $tr
+# want ULP: whether this run takes ULP (profile: only the one asked for).
+want() { [ -z "$prof_ulp" ] || [ "$prof_ulp" = "$1" ]; }
+
+# ulp_nvme DRV TR: NVMe-oF over TR (rdma or tcp) to a RAM-disk namespace.
+ulp_nvme() {
+	local drv=$1 tr=$2 blk
+	t_run "$drv nvme: nvmet, namespace /dev/ram0 on $tr $ip:4420" nvmet_up $ip "$tr" /dev/ram0
+	t_like "$drv nvme: nvme connect -t $tr" "connected: nvme[0-9]+n1 \\($tr\\)" nvme_connect $ip "$tr"
 	blk=$(nvme_blk)
 	run_jobs "$drv" nvme "/dev/$blk"
 	t_run "$drv nvme: nvme disconnect" nvme_disconnect
 	t_run "$drv nvme: nvmet torn down" nvmet_down
+}
 
-	t_like "$drv nfs: NFSv4.2 mount over $tr" " /mnt/nfs-4.2 nfs4 .*proto=$tr" nfs_mount 4.2 $ip $tr
+# ulp_nfs DRV TR: NFSv4.2 over TR to a tmpfs export.
+ulp_nfs() {
+	local drv=$1 tr=$2
+	t_like "$drv nfs: NFSv4.2 mount over $tr" " /mnt/nfs-4.2 nfs4 .*proto=$tr" nfs_mount 4.2 $ip "$tr"
 	run_jobs "$drv" nfs /mnt/nfs-4.2/fio.dat
 	rm -f /mnt/nfs-4.2/fio.dat
 	t_run "$drv nfs: umount" umount /mnt/nfs-4.2
+}
 
-	local iface=iser iser=1 disk tcpns=
+# ulp_iscsi DRV: a LIO LUN on a RAM disk over iSER (rddp, siw) or TCP.
+ulp_iscsi() {
+	local drv=$1 tr=iser iface=iser iser=1 disk tcpns=
 	[ "$drv" = tcp ] && iface=default iser=0 tr=tcp
-	[ "$drv" = tcp ] || tr=iser
 	# siw maps no ports (IW_F_NO_PORT_MAP): its iSER listener takes 3260
 	# itself, so LIO's TCP portal goes to another network namespace (as
 	# tests/vm/ulp-two.sh does); rddp's goes through iwpmd.
@@ -179,6 +240,17 @@ ulps() { # DRV
 	run_jobs "$drv" iscsi "/dev/$disk"
 	t_run "$drv iscsi: logout" iscsi_logout $ip $iface
 	t_run "$drv iscsi: LIO torn down" lio_down
+}
+
+# One driver's three ULPs. nfsd and iwpmd are up already (once per boot:
+# NFSv4's grace period runs while NVMe-oF does).
+ulps() { # DRV
+	local drv=$1 tr=rdma
+	[ "$drv" = tcp ] && tr=tcp
+	want nvme && ulp_nvme "$drv" "$tr"
+	want nfs && ulp_nfs "$drv" "$tr"
+	want iscsi && ulp_iscsi "$drv"
+	return 0
 }
 
 t_run "modprobe the ULPs (nvmet, nvme, NFS, iSER, iSCSI; RDMA and TCP)" modprobe -a \

@@ -261,7 +261,7 @@ storage_one_guest() {
 			rddp_log "storage, $where, round $round of $n: $drv"
 			r=0
 			run_instance "storage-$where" "$round-$drv" --kernel "$kernel" --name "$name" \
-				--timeout 1800 "$@" tests/vm/storage.sh "$drv" "$m" \
+				--timeout 1800 "$@" tests/vm/storage.sh "$drv" "$m" "${BENCH_STORAGE_SECS:-3}" \
 				>>"build/vm-results/storage-$where.log" 2>&1 || r=$?
 			count "$r"
 			cat "build/vm-results/$name/a/storage.txt" >>"$all" 2>/dev/null ||

@@ -18,13 +18,14 @@
 #                                    and reads them back verified
 #                                    (verify=crc32c), and its figures are
 #                                    there; no figure is judged
-#   storage.sh DRIVER [full|short]   make bench: DRIVER rddp (CRC on),
-#                                    rddp-nocrc (mpa_crc=0), siw or tcp;
-#                                    the workloads below on each ULP
+#   storage.sh DRIVER [full|short] [SECS]   make bench: DRIVER rddp (CRC
+#                                    on), rddp-nocrc (mpa_crc=0), siw or
+#                                    tcp; the workloads below on each ULP
 #
 # Workloads (make bench; fio's names): 4 KiB random read and write at
 # queue depth 1 and 32, 128 KiB sequential read and write at depth 8, each
-# BENCH_STORAGE_SECS seconds (default 3; `short`: 2), no ramp (the CPU
+# SECS seconds (default 3; `short`: 2; make bench passes
+# BENCH_STORAGE_SECS), no ramp (the CPU
 # counted is the run's); the device or file is written whole first so
 # reads find data. Per job one
 # line in $RDDP_RESULTS/storage.txt:
@@ -47,13 +48,14 @@ set -u
 # shellcheck source=tests/vm/storage-lib.sh
 . "$(dirname "$0")/storage-lib.sh"
 
-what=${1:?usage: storage.sh smoke | storage.sh rddp|rddp-nocrc|siw|tcp [full|short]}
+what=${1:?usage: storage.sh smoke | storage.sh rddp|rddp-nocrc|siw|tcp [full|short] [SECS]}
 mode=${2:-full}
 fio=/rddp/build/fio
 ip=198.51.100.1
 out=$RDDP_RESULTS/storage.txt
-secs=${BENCH_STORAGE_SECS:-3}
-[ "$mode" = short ] && secs=${BENCH_STORAGE_SECS:-2}
+# SECS: the guest gets no environment from the host, only arguments.
+secs=${3:-3}
+[ "$mode" = short ] && secs=${3:-2}
 size_mib=128 storage_verify=0
 [ "$what" = smoke ] && size_mib=16 storage_verify=1
 

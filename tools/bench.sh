@@ -291,7 +291,7 @@ storage_one_guest() {
 # in guest a (tests/vm/storage-two.sh): one pair of guests per round
 # running rddp, rddp without CRC, siw and TCP in turn, the order starting
 # one driver further each round; each workload SECS seconds on a 32 MiB
-# region.
+# region (with 3 s a round took 10.5 min on 2 loaded host cores).
 # CPU per I/O is both guests' busy time over each job, summed.
 # tools/storage-report.py --where qemu2: $out/storage-qemu2.md, .json and
 # $out/plots/storage-qemu2.png, with the host's CPU pressure per round.

@@ -26,8 +26,8 @@
 # turn in this boot, in the order given (rddp and siw are unloaded after
 # their turn: the next modprobe takes its parameters). full: every
 # workload of tests/vm/storage-lib.sh for SECS seconds (default 3; short:
-# 2) on a region of MIB MiB (default 32: under TCG the link carries about
-# 10-40 MB/s, and each ULP's region is written whole first); quick: per
+# 2) on a region of MIB MiB (default 16: under TCG the link carries a few
+# MB/s to 40 MB/s, and each ULP's region is written whole first); quick: per
 # ULP one fio job writing 8 MiB of random 4 KiB blocks and reading them
 # back verified (crc32c), on 16 MiB. (Guests get no environment from the
 # host: run.sh passes arguments only, hence SECS and MIB.)
@@ -62,8 +62,8 @@ out=$RDDP_RESULTS/storage.txt
 storage_netdev=eth0
 storage_verify=0
 case $mode in
-full) secs=${3:-3} size_mib=${4:-32} ;;
-short) secs=${3:-2} size_mib=${4:-32} ;;
+full) secs=${3:-3} size_mib=${4:-16} ;;
+short) secs=${3:-2} size_mib=${4:-16} ;;
 quick) secs=0 size_mib=16 storage_verify=1 ;;
 *) t_fail "mode '$mode'" "$usage"; exit 0 ;;
 esac

@@ -8,7 +8,10 @@
 #    virtio-net (tests/vm/bench.sh), BENCH_QEMU_ROUNDS rounds each
 #    (default 3):
 #    SMP x86 guests and a real link, but every instruction emulated, so
-#    only the ratios carry meaning;
+#    only the ratios carry meaning; then storage across the two guests
+#    (BENCH_STORAGE=0 skips it; tests/vm/storage-two.sh: the targets in
+#    one guest, fio in the other; storage_two_guests below), the table
+#    and ratios of tools/storage-report.py in build/bench/storage-qemu2.md;
 #  - qemu on Linux 6.12 (BENCH_612=0 skips it, BENCH_612=1 runs it even
 #    with BENCH_QEMU=0): the one-guest series on
 #    Debian's 6.12 image (Debian 13's and RHEL 10's line) with siw built
@@ -22,8 +25,10 @@
 #    second), medians of BENCH_ROUNDS rounds (default 3), the drivers
 #    (rddp, rddp without CRC, rddp over SCTP, siw, and TCP: iperf3 over
 #    the same path) alternating; perftest, then rddp-bench; then storage
-#    (BENCH_STORAGE=0 skips it, BENCH_STORAGE=only runs it alone:
-#    `BENCH_QEMU=0 BENCH_STORAGE=only make bench`; tests/vm/storage.sh): NVMe-oF, NFSv4.2 and
+#    (BENCH_STORAGE=0 skips it, BENCH_STORAGE=only runs the storage
+#    series alone, this one and the two qemu guests': `BENCH_QEMU=0
+#    BENCH_STORAGE=only make bench` this one only; BENCH_STORAGE_SECS
+#    seconds a job, default 3; tests/vm/storage.sh): NVMe-oF, NFSv4.2 and
 #    iSCSI with fio over rddp, rddp without CRC, siw, and over TCP
 #    (NVMe/TCP, NFS/TCP, iSCSI/TCP), the table and ratios of
 #    tools/storage-report.py in build/bench/storage-uml.md.
@@ -42,6 +47,7 @@
 # series: no figure is judged. Its last line counts those checks. BENCH_BUILD=0: the
 # caller has built the module and the programs.
 set -euo pipefail
+# shellcheck source=tools/lib.sh
 . "$(dirname "$0")/lib.sh"
 cd "$RDDP_TOP"
 
@@ -266,7 +272,7 @@ storage_one_guest() {
 			r=0
 			RDDP_UML_CPU=${RDDP_UML_CPU:-1} \
 				run_instance "storage-$where" "$round-$drv" --kernel "$kernel" --name "$name" \
-				--timeout 1800 "$@" tests/vm/storage.sh "$drv" "$m" \
+				--timeout 1800 "$@" tests/vm/storage.sh "$drv" "$m" "${BENCH_STORAGE_SECS:-3}" \
 				>>"build/vm-results/storage-$where.log" 2>&1 || r=$?
 			count "$r"
 			cat "build/vm-results/$name/a/storage.txt" >>"$all" 2>/dev/null ||
@@ -285,17 +291,88 @@ storage_one_guest() {
 	count "$st"
 }
 
+# storage_two_guests ROUNDS SECS: the same storage series across two qemu
+# guests (TCG, Debian's 6.1) over virtio-net, the targets in guest b, fio
+# in guest a (tests/vm/storage-two.sh): a pair of guests per driver and
+# round (rddp, rddp without CRC, siw, TCP), each started once the host is
+# quiet and its host CPU pressure recorded, the order starting one driver
+# further each round; each workload SECS seconds on a 16 MiB region. One
+# boot per driver, not the four in turn in one boot (which
+# storage-two.sh can do): under TCG the host's load moves every figure,
+# and a boot's pressure then belongs to one driver (a boot of the pair
+# costs about 25 s). CPU per I/O is both guests' busy time over each
+# job, summed. tools/storage-report.py --where qemu2:
+# $out/storage-qemu2.md, .json and $out/plots/storage-qemu2.png, with the
+# host's CPU pressure per instance.
+storage_two_guests() {
+	local n=$1 secs=$2 round name r k f drv st=0 all=build/vm-results/storage-qemu2.txt
+	local drvs=(rddp rddp-nocrc siw tcp) order
+	: >"$all"
+	: >build/vm-results/storage-qemu2.log
+	rm -rf "$out/storage-qemu2" "$out/pressure-storage-qemu2.txt"
+	mkdir -p "$out/storage-qemu2" "$out/plots"
+	bash tools/vm/fio.sh >/dev/null
+	for round in $(seq "$n"); do
+		k=$(((round - 1) % ${#drvs[@]}))
+		order=("${drvs[@]:k}" "${drvs[@]:0:k}")
+		for drv in "${order[@]}"; do
+			name=storage-qemu2-$round-$drv
+			rddp_log "storage, two qemu guests (TCG), round $round of $n: $drv"
+			r=0
+			run_instance storage-qemu2 "$round-$drv" --kernel stock --topology two \
+				--name "$name" --timeout 900 --ko build/kmod-stock/rddp.ko --ko "$ko" \
+				tests/vm/storage-two.sh "$drv" full "$secs" \
+				>>build/vm-results/storage-qemu2.log 2>&1 || r=$?
+			count "$r"
+			cat "build/vm-results/$name/a/storage.txt" >>"$all" 2>/dev/null ||
+				echo "# storage, two qemu guests, round $round, $drv: no results" >&2
+			for f in "build/vm-results/$name/a"/storage-*.json; do
+				[ -e "$f" ] || continue
+				f=${f##*/}
+				cp "build/vm-results/$name/a/$f" "$out/storage-qemu2/${f%.json}-$round.json"
+			done
+			cp "build/vm-results/$name/a/storage-cpu.txt" \
+				"$out/storage-qemu2/cpu-$drv-$round.txt" 2>/dev/null || true
+		done
+	done
+	grep -E '^vm-storage' build/vm-results/storage-qemu2.log || true
+	"$py" tools/storage-report.py --where qemu2 --require rddp,rddp-nocrc,siw,tcp \
+		--json "$out/storage-qemu2.json" --plot "$out/plots/storage-qemu2.png" "$all" \
+		>"$out/storage-qemu2.md" || st=$?
+	if [ -s "$out/pressure-storage-qemu2.txt" ]; then
+		{
+			echo
+			echo "Host CPU pressure during each instance, ROUND-DRIVER (% of its time some"
+			echo "host task waited for a CPU): $(awk '{ printf "%s%s %s %%", (NR > 1 ? ", " : ""), $1, $2 }' \
+				"$out/pressure-storage-qemu2.txt")."
+		} >>"$out/storage-qemu2.md"
+	fi
+	cat "$out/storage-qemu2.md"
+	count "$st"
+}
+
 # bench-one.sh's mode in a qemu guest, where every instruction is emulated.
 qemu_mode=short
 [ "$mode" = quick ] && qemu_mode=quick
+# BENCH_STORAGE=only: the storage series alone (UML's and, unless
+# BENCH_QEMU=0, the two qemu guests'); 0: none of them.
+storage=${BENCH_STORAGE:-1}
+[ "$mode" = full ] || storage=0
 if [ "$qemu" = 1 ]; then
 	[ "$build" = 0 ] || make -s kmod-stock
 	ko=$(bash tools/vm/build-siw.sh)
-	rddp_log "one qemu guest (TCG) over dummy0: ${drivers[*]}"
-	one_guest qemu1 stock "${BENCH_QEMU_ROUNDS:-3}" "$qemu_mode" --ko build/kmod-stock/rddp.ko --ko "$ko"
-	two_guests "${BENCH_QEMU_ROUNDS:-3}"
+	if [ "$storage" != only ]; then
+		rddp_log "one qemu guest (TCG) over dummy0: ${drivers[*]}"
+		one_guest qemu1 stock "${BENCH_QEMU_ROUNDS:-3}" "$qemu_mode" --ko build/kmod-stock/rddp.ko --ko "$ko"
+		two_guests "${BENCH_QEMU_ROUNDS:-3}"
+	fi
+	if [ "$storage" != 0 ]; then
+		rddp_log "two qemu guests (TCG): storage, ${BENCH_QEMU_ROUNDS:-3} rounds of rddp rddp-nocrc siw tcp"
+		# 2 s jobs: a round of 3 s ones took 18 min on 2 loaded host cores.
+		storage_two_guests "${BENCH_QEMU_ROUNDS:-3}" "${BENCH_STORAGE_SECS:-2}"
+	fi
 fi
-if [ "${BENCH_612:-$qemu}" = 1 ]; then
+if [ "${BENCH_612:-$qemu}" = 1 ] && [ "$storage" != only ]; then
 	[ "$build" = 0 ] || make -s kmod-stock-6.12
 	ko612=$(bash tools/vm/build-siw.sh stock-6.12)
 	rddp_log "one qemu guest (TCG) on Linux 6.12 over dummy0: ${drivers[*]}"
@@ -305,12 +382,12 @@ fi
 
 if [ "${BENCH_UML:-1}" = 1 ]; then
 	[ "$build" = 0 ] || make -s "kmod-$uml"
-	if [ "${BENCH_STORAGE:-1}" != only ]; then
+	if [ "$storage" != only ]; then
 		rddp_log "User-Mode Linux ($uml), one instance per run: $rounds rounds of ${drivers[*]} ($mode)"
 		one_guest uml "$uml" "$rounds" "$mode" --ko "build/kmod-$uml/rddp.ko"
 	fi
 	# Storage (make bench only: make check has its smoke, uml-debug-storage).
-	if [ "$mode" = full ] && [ "${BENCH_STORAGE:-1}" != 0 ]; then
+	if [ "$storage" != 0 ]; then
 		rddp_log "User-Mode Linux ($uml): storage, $rounds rounds of rddp rddp-nocrc siw tcp"
 		storage_one_guest uml "$uml" "$rounds" full --ko "build/kmod-$uml/rddp.ko"
 	fi

@@ -9,6 +9,11 @@ Google Benchmark's JSON layout (one aggregate per ULP, job and driver),
 --plot FILE a bar chart of each driver's throughput relative to TCP.
 
     storage-report.py [--where W] [--json F] [--plot F] LINES-FILE...
+
+W names the place (WHERE below): uml, one User-Mode Linux instance with
+target and initiator in it (tests/vm/storage.sh), or qemu2, two qemu
+guests, the target in one, the initiator in the other, whose CPU figure
+is both guests' busy time summed (tests/vm/storage-two.sh).
 """
 import argparse
 import json
@@ -20,6 +25,11 @@ ULPS = {"nvme": "NVMe-oF", "nfs": "NFSv4.2", "iscsi": "iSCSI"}
 TCP_NAME = {"nvme": "NVMe/TCP", "nfs": "NFS/TCP", "iscsi": "iSCSI/TCP"}
 RDMA_NAME = {"nvme": "NVMe/RDMA", "nfs": "NFS/RDMA", "iscsi": "iSER"}
 FIELDS = ["iops", "mb_per_s", "clat_p50_us", "clat_p99_us", "cpu_us_per_io"]
+WHERE = {"uml": "one User-Mode Linux instance over dummy0",
+         "qemu2": "two qemu guests (TCG) over virtio-net"}
+CPU_OF = {"uml": "the guest's busy time, initiator and target both",
+          "qemu2": "both guests' busy time summed: the initiator's guest over its fio run "
+                   "and the target's over the same job"}
 
 
 def read(paths):
@@ -64,7 +74,9 @@ def fmt(v):
 def tables(data, order, where):
     out = []
     rounds = max((len(d[FIELDS[0]]) for k in order for d in data[k].values()), default=0)
-    out.append(f"### Storage, {where} (medians of {rounds} rounds)\n")
+    place = f"{where}, {WHERE[where]}" if where in WHERE else where
+    of = f"medians of {rounds} rounds" if rounds > 1 else "one round: single runs, not medians"
+    out.append(f"### Storage, {place} ({of})\n")
     out.append("Throughput: IOPS for 4 KiB jobs, MB/s for 128 KiB ones; above 1 rddp is faster.\n")
     out.append("| ULP | job | unit | rddp | rddp-nocrc | siw | TCP | rddp/siw | rddp/TCP | nocrc/TCP |")
     out.append("|---|---|---|---:|---:|---:|---:|---:|---:|---:|")
@@ -77,8 +89,8 @@ def tables(data, order, where):
                    + f" | {ratio(v['rddp'], v['siw'])} | {ratio(v['rddp'], v['tcp'])}"
                    + f" | {ratio(v['rddp-nocrc'], v['tcp'])} |")
     out.append("")
-    out.append("CPU per I/O (µs of the guest's busy time, initiator and target both, over the "
-               "job's I/Os); below 1 rddp is cheaper.\n")
+    cpu_of = CPU_OF.get(where, "the busy time of initiator and target")
+    out.append(f"CPU per I/O (µs of {cpu_of}, over the job's I/Os); below 1 rddp is cheaper.\n")
     out.append("| ULP | job | rddp | rddp-nocrc | siw | TCP | rddp/siw | rddp/TCP | nocrc/TCP |")
     out.append("|---|---|---:|---:|---:|---:|---:|---:|---:|")
     for key in order:

@@ -18,9 +18,9 @@
 #                                    and reads them back verified
 #                                    (verify=crc32c), and its figures are
 #                                    there; no figure is judged
-#   storage.sh DRIVER [full|short]   make bench: DRIVER rddp (CRC on),
-#                                    rddp-nocrc (mpa_crc=0), siw or tcp;
-#                                    the workloads below on each ULP
+#   storage.sh DRIVER [full|short] [SECS]   make bench: DRIVER rddp (CRC
+#                                    on), rddp-nocrc (mpa_crc=0), siw or
+#                                    tcp; the workloads below on each ULP
 #   storage.sh DRIVER profile ULP JOB [SECS]
 #                                    tools/vm/uml-profile.sh: one workload
 #                                    on one ULP for SECS (default 20),
@@ -31,7 +31,8 @@
 #
 # Workloads (make bench; fio's names): 4 KiB random read and write at
 # queue depth 1 and 32, 128 KiB sequential read and write at depth 8, each
-# BENCH_STORAGE_SECS seconds (default 3; `short`: 2), no ramp (the CPU
+# SECS seconds (default 3; `short`: 2; make bench passes
+# BENCH_STORAGE_SECS), no ramp (the CPU
 # counted is the run's); the device or file is written whole first so
 # reads find data. Per job one
 # line in $RDDP_RESULTS/storage.txt:
@@ -39,7 +40,9 @@
 # (CPU: the guest's busy time in /proc/stat over the job, both ends of the
 # connection, divided by the I/Os), and fio's JSON in
 # $RDDP_RESULTS/storage-DRIVER-ULP-JOB.json. tools/bench.sh boots one guest
-# per driver and round and tabulates.
+# per driver and round and tabulates. The RNIC per driver, the workloads
+# and the fio runs are tests/vm/storage-lib.sh's, shared with
+# tests/vm/storage-two.sh (the same series across two qemu guests).
 set -u
 # shellcheck source=tests/vm/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -49,86 +52,31 @@ set -u
 . "$(dirname "$0")/nfsrdma.sh"
 # shellcheck source=tests/vm/iser.sh
 . "$(dirname "$0")/iser.sh"
+# shellcheck source=tests/vm/storage-lib.sh
+. "$(dirname "$0")/storage-lib.sh"
 
-what=${1:?usage: storage.sh smoke | storage.sh rddp|rddp-nocrc|siw|tcp [full|short|profile ULP JOB [SECS]]}
+what=${1:?usage: storage.sh smoke | storage.sh rddp|rddp-nocrc|siw|tcp [full|short] [SECS] | storage.sh DRIVER profile ULP JOB [SECS]}
 mode=${2:-full}
-prof_ulp="" prof_job=""
 fio=/rddp/build/fio
 ip=198.51.100.1
 out=$RDDP_RESULTS/storage.txt
-secs=${BENCH_STORAGE_SECS:-3}
-[ "$mode" = short ] && secs=${BENCH_STORAGE_SECS:-2}
+# SECS: the guest gets no environment from the host, only arguments.
+secs=${3:-3}
+[ "$mode" = short ] && secs=${3:-2}
+# storage-lib.sh's run_jobs runs only prof_job when set, between marks.
+prof_ulp="" prof_job=""
 if [ "$mode" = profile ]; then
 	prof_ulp=${3:?profile: which ULP (nvme, nfs, iscsi)}
 	prof_job=${4:?profile: which job (sw128k, rr4k-qd32, ...)}
 	secs=${5:-20}
 fi
-size_mib=128
-[ "$what" = smoke ] && size_mib=16
+size_mib=128 storage_verify=0
+[ "$what" = smoke ] && size_mib=16 storage_verify=1
 
 [ -x $fio ] || { t_fail "fio is there" "no $fio: bash tools/vm/fio.sh"; exit 0; }
 t_run "setup_dummy" setup_dummy
 # Two RAM disks of twice the region fio uses: the NVMe namespace, the LUN.
 t_run "modprobe brd (2 x $((2 * size_mib)) MiB)" modprobe brd rd_nr=2 rd_size=$((2 * size_mib * 1024))
-
-# driver_up DRV / driver_down DRV: the RNIC on dummy0 (none for tcp).
-driver_up() {
-	case $1 in
-	rddp) t_run "modprobe rddp" modprobe rddp ;;
-	rddp-nocrc) t_run "modprobe rddp mpa_crc=0" modprobe rddp mpa_crc=0 ;;
-	siw) t_run "modprobe siw" modprobe siw ;;
-	tcp) return 0 ;;
-	*) t_fail "driver '$1'" "not rddp, rddp-nocrc, siw or tcp"; exit 0 ;;
-	esac
-	dev=${1%-nocrc}0
-	t_run "rdma link add $dev" rdma link add "$dev" type "${1%-nocrc}" netdev dummy0
-}
-driver_down() {
-	[ "$1" = tcp ] && return 0
-	t_run "rdma link delete ${1%-nocrc}0" rdma link delete "${1%-nocrc}0"
-}
-
-# cpu_busy: the guest's busy clock ticks (USER_HZ) so far: user, nice,
-# system, irq, softirq, steal; idle and iowait left out.
-cpu_busy() { awk '$1 == "cpu" { print $2 + $3 + $4 + $7 + $8 + $9; exit }' /proc/stat; }
-
-# fio_job NAME TARGET FIO-ARGS...: one fio run on TARGET, its JSON in
-# /tmp/fio-NAME.json; prints its summary line (the section with I/Os:
-# write for writes, read otherwise; both add to the I/O count).
-fio_job() {
-	local name=$1 target=$2 b0 b1 json=/tmp/fio-$1.json
-	shift 2
-	b0=$(cpu_busy)
-	$fio --name="$name" --filename="$target" --ioengine=libaio --direct=1 \
-		--size=${size_mib}M --output-format=json --output="$json" "$@" || {
-		tail -20 "$json" 2>/dev/null
-		return 1
-	}
-	b1=$(cpu_busy)
-	jq -r --arg b "$((b1 - b0))" '.jobs[0] as $j |
-		(if ($j.write.total_ios > 0 and $j.read.total_ios == 0) or ($j["job options"].rw // "" | test("write"))
-		 then $j.write else $j.read end) as $s |
-		($j.read.total_ios + $j.write.total_ios) as $n |
-		[($s.iops | floor), ($s.bw_bytes / 1e6 * 100 | floor / 100),
-		 (($s.clat_ns.percentile["50.000000"] // 0) / 100 | floor / 10),
-		 (($s.clat_ns.percentile["99.000000"] // 0) / 100 | floor / 10),
-		 (if $n > 0 then ($b | tonumber) * 10000 / $n * 100 | floor / 100 else 0 end),
-		 $j.error] | @tsv' "$json"
-}
-
-# tcp_segs: TCP's segments out and in so far (/proc/net/snmp), one line.
-tcp_segs() { awk '$1 == "Tcp:" && $2 ~ /^[0-9]/ { print $12, $11 }' /proc/net/snmp; }
-
-# figures: fio_job's summary line in words.
-figures() { awk '{ printf "%s IOPS, %s MB/s, p50 %s us, p99 %s us, %s CPU-us/IO", $1, $2, $3, $4, $5 }'; }
-
-# The workloads: name and fio's arguments.
-jobs=("sw128k --rw=write --bs=128k --iodepth=8"
-	"sr128k --rw=read --bs=128k --iodepth=8"
-	"rr4k-qd1 --rw=randread --bs=4k --iodepth=1"
-	"rr4k-qd32 --rw=randread --bs=4k --iodepth=32"
-	"rw4k-qd1 --rw=randwrite --bs=4k --iodepth=1"
-	"rw4k-qd32 --rw=randwrite --bs=4k --iodepth=32")
 
 # segments_per_read DRV TARGET: TCP segments (both ends) per NVMe-oF
 # 4 KiB read at queue depth 1, over 2048 reads. The target answers a read
@@ -158,46 +106,6 @@ segments_per_read() {
 	fi
 }
 
-# run_jobs DRV ULP TARGET: the smoke's verified job, or every workload.
-run_jobs() {
-	local drv=$1 ulp=$2 target=$3 j name r st
-	if [ "$what" = smoke ]; then
-		name="$drv $ulp: fio writes 8 MiB of 4 KiB random blocks, reads them back verified (crc32c)"
-		if r=$(fio_job "smoke-$drv-$ulp" "$target" --rw=randwrite --bs=4k --iodepth=16 \
-			--io_size=8M --verify=crc32c --do_verify=1 --verify_fatal=1) &&
-			grep -Eq '^[1-9][0-9]*	[0-9.]+	[0-9.]+	[0-9.]+	[0-9.]+	0$' <<<"$r"; then
-			t_ok "$name: $(figures <<<"$r")"
-		else
-			t_fail "$name" "$r"
-		fi
-		[ "$ulp" = nvme ] && segments_per_read "$drv" "$target"
-		return
-	fi
-	t_run "$drv $ulp: the region written whole first" \
-		fio_job "fill-$drv-$ulp" "$target" --rw=write --bs=1M --iodepth=4
-	for j in "${jobs[@]}"; do
-		name=${j%% *}
-		[ -z "$prof_job" ] || [ "$name" = "$prof_job" ] || continue
-		# The sampler on the host starts when it sees profile.start: symbols first.
-		[ -z "$prof_job" ] || {
-			tcp_segs >"$RDDP_RESULTS/profile-segs.txt"
-			cp /proc/kallsyms "$RDDP_RESULTS/kallsyms" && : >"$RDDP_RESULTS/profile.start"
-		}
-		# shellcheck disable=SC2086 # fio's arguments, split on purpose
-		r=$(fio_job "$drv-$ulp-$name" "$target" --time_based --runtime="$secs" ${j#* })
-		st=$?
-		[ -z "$prof_job" ] || { : >"$RDDP_RESULTS/profile.stop" && tcp_segs >>"$RDDP_RESULTS/profile-segs.txt"; }
-		if [ "$st" = 0 ]; then
-			t_ok "$drv $ulp $name: $(figures <<<"$r")"
-			awk -v d="$drv" -v u="$ulp" -v n="$name" '{ print d, u, n, $1, $2, $3, $4, $5 }' \
-				<<<"$r" >>"$out"
-			cp "/tmp/fio-$drv-$ulp-$name.json" "$RDDP_RESULTS/storage-$drv-$ulp-$name.json"
-		else
-			t_fail "$drv $ulp $name" "$r"
-		fi
-	done
-}
-
 # want ULP: whether this run takes ULP (profile: only the one asked for).
 want() { [ -z "$prof_ulp" ] || [ "$prof_ulp" = "$1" ]; }
 
@@ -208,6 +116,7 @@ ulp_nvme() {
 	t_like "$drv nvme: nvme connect -t $tr" "connected: nvme[0-9]+n1 \\($tr\\)" nvme_connect $ip "$tr"
 	blk=$(nvme_blk)
 	run_jobs "$drv" nvme "/dev/$blk"
+	[ "$what" = smoke ] && segments_per_read "$drv" "/dev/$blk"
 	t_run "$drv nvme: nvme disconnect" nvme_disconnect
 	t_run "$drv nvme: nvmet torn down" nvmet_down
 }

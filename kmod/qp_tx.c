@@ -679,8 +679,16 @@ static bool rddp_tx_run_fpdus(struct rddp_stream *s, int budget)
 			s->tx_fpdu_pending = true;
 		}
 		mulpdu = s->mulpdu;
+		/*
+		 * Except the RTR (RFC 6581 §9.1.1), which leaves at once, as
+		 * before corking: the responder reported the connection
+		 * established at accept and may close it before the RTR
+		 * arrives, and an RTR that arrives after that close draws a
+		 * reset, which the initiator reports as an abort. Sending it
+		 * later would widen that window.
+		 */
 		s->tx_unpushed = true;
-		ret = s->llp->tx_write(s, true, false);
+		ret = s->llp->tx_write(s, s->tx_kind != RDDP_TX_RTR, false);
 		if (ret == -EAGAIN) {
 			/*
 			 * sk_write_space kicks us; unless room came back before

@@ -648,11 +648,12 @@ static bool rddp_tx_unbuild(struct rddp_stream *s, int ret, u32 mulpdu)
  * full, an error stops the stream or @budget FPDUs are out. Returns false
  * only in the last case (more to send now). Caller holds qp->tx_mutex.
  *
- * Every FPDU is written with @more, the end of a message's too, and the
- * LLP pushed once the run has nothing more to write (rddp_tx_run()): the
- * messages a run finds queued leave together, as a ULP's chained work
- * requests mean them to (NVMe-oF's and iSER's Write and the response Send
- * behind it, one TCP segment instead of two), and none waits past the run.
+ * Every FPDU but the RTR is written with @more, the end of a message's
+ * too, and the LLP pushed once the run has nothing more to write
+ * (rddp_tx_run()): the messages a run finds queued leave together, as a
+ * ULP's chained work requests mean them to (NVMe-oF's and iSER's Write
+ * and the response Send behind it, one TCP segment instead of two), and
+ * none waits past the run.
  */
 static bool rddp_tx_run_fpdus(struct rddp_stream *s, int budget)
 {

@@ -246,6 +246,19 @@ two_guests() {
 	report qemu2 "${drivers[@]}"
 }
 
+# storage_collect NAME ALL DIR ROUND LABEL: instance NAME's storage lines
+# appended to ALL, its fio JSON copied to DIR with -ROUND before .json;
+# LABEL names it when it left no lines.
+storage_collect() {
+	local res=build/vm-results/$1/a f
+	cat "$res/storage.txt" >>"$2" 2>/dev/null || echo "# $5: no results" >&2
+	for f in "$res"/storage-*.json; do
+		[ -e "$f" ] || continue
+		f=${f##*/}
+		cp "$res/$f" "$3/${f%.json}-$4.json"
+	done
+}
+
 # storage_one_guest WHERE KERNEL ROUNDS MODE RUN-ARGS...: storage as users
 # run it (tests/vm/storage.sh DRIVER MODE: NVMe-oF, NFSv4.2 and iSCSI with
 # fio) over rddp, rddp without CRC and siw, and over TCP (NVMe/TCP,
@@ -275,13 +288,7 @@ storage_one_guest() {
 				--timeout 1800 "$@" tests/vm/storage.sh "$drv" "$m" "${BENCH_STORAGE_SECS:-3}" \
 				>>"build/vm-results/storage-$where.log" 2>&1 || r=$?
 			count "$r"
-			cat "build/vm-results/$name/a/storage.txt" >>"$all" 2>/dev/null ||
-				echo "# storage, round $round, $drv: no results" >&2
-			for f in "build/vm-results/$name/a"/storage-*.json; do
-				[ -e "$f" ] || continue
-				f=${f##*/}
-				cp "build/vm-results/$name/a/$f" "$out/storage-$where/${f%.json}-$round.json"
-			done
+			storage_collect "$name" "$all" "$out/storage-$where" "$round" "storage, round $round, $drv"
 		done
 	done
 	"$py" tools/storage-report.py --where "$where" --require rddp,rddp-nocrc,siw,tcp \
@@ -305,7 +312,7 @@ storage_one_guest() {
 # $out/storage-qemu2.md, .json and $out/plots/storage-qemu2.png, with the
 # host's CPU pressure per instance.
 storage_two_guests() {
-	local n=$1 secs=$2 round name r k f drv st=0 all=build/vm-results/storage-qemu2.txt
+	local n=$1 secs=$2 round name r k drv st=0 all=build/vm-results/storage-qemu2.txt
 	local drvs=(rddp rddp-nocrc siw tcp) order
 	: >"$all"
 	: >build/vm-results/storage-qemu2.log
@@ -324,13 +331,8 @@ storage_two_guests() {
 				tests/vm/storage-two.sh "$drv" full "$secs" \
 				>>build/vm-results/storage-qemu2.log 2>&1 || r=$?
 			count "$r"
-			cat "build/vm-results/$name/a/storage.txt" >>"$all" 2>/dev/null ||
-				echo "# storage, two qemu guests, round $round, $drv: no results" >&2
-			for f in "build/vm-results/$name/a"/storage-*.json; do
-				[ -e "$f" ] || continue
-				f=${f##*/}
-				cp "build/vm-results/$name/a/$f" "$out/storage-qemu2/${f%.json}-$round.json"
-			done
+			storage_collect "$name" "$all" "$out/storage-qemu2" "$round" \
+				"storage, two qemu guests, round $round, $drv"
 			cp "build/vm-results/$name/a/storage-cpu.txt" \
 				"$out/storage-qemu2/cpu-$drv-$round.txt" 2>/dev/null || true
 		done

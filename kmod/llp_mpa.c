@@ -33,6 +33,7 @@
 #include "llp.h"
 #include "rddp.h"
 #include "stream.h"
+#include "tcp_linger.h"
 #include "trace.h"
 
 /* ---- TX ---- */
@@ -480,25 +481,16 @@ static void rddp_mpa_detach(struct rddp_stream *s)
 	release_sock(sk);
 }
 
-/* Drop received bytes nobody will read, so that closing sends FIN, not RST. */
-static int rddp_discard_actor(read_descriptor_t *desc, struct sk_buff *skb,
-			      unsigned int off, size_t len)
-{
-	return len;
-}
-
+/*
+ * Graceful: the socket reads on until the peer's FIN (tcp_linger.c), so that
+ * what the peer sent before it saw ours draws no reset.
+ */
 static void rddp_mpa_close(struct rddp_stream *s, bool graceful)
 {
-	struct socket *sock = s->sock;
-	read_descriptor_t desc = { .count = 1 };
-
-	if (graceful) {
-		lock_sock(sock->sk);
-		tcp_read_sock(sock->sk, &desc, rddp_discard_actor);
-		release_sock(sock->sk);
-		kernel_sock_shutdown(sock, SHUT_WR);
-	}
-	rddp_sock_release(sock);
+	if (graceful)
+		rddp_tcp_linger(s->sock);
+	else
+		rddp_sock_release(s->sock);
 	s->sock = NULL;
 }
 

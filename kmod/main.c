@@ -13,6 +13,7 @@
 #include "cm.h"
 #include "mem.h"
 #include "rddp.h"
+#include "tcp_linger.h"
 
 /* From Kbuild: tools/version.sh's output, or the packaged VERSION file. */
 #ifndef RDDP_VERSION
@@ -62,6 +63,7 @@ err_netdev:
 	rddp_netdev_exit();
 err_device:
 	rddp_device_exit();
+	rddp_tcp_linger_exit();
 err_genl:
 	rddp_genl_exit();
 err_tx:
@@ -85,6 +87,8 @@ static void __exit rddp_exit(void)
 	 * queued at NETDEV_UNREGISTER) has left dealloc_driver (device.c).
 	 */
 	rddp_device_exit();
+	/* No stream is left to close: cut short the closes still waiting. */
+	rddp_tcp_linger_exit();
 	/* dealloc_driver took every device out of the genl table. */
 	rddp_genl_exit();
 	rddp_tx_exit();

@@ -648,12 +648,11 @@ static bool rddp_tx_unbuild(struct rddp_stream *s, int ret, u32 mulpdu)
  * full, an error stops the stream or @budget FPDUs are out. Returns false
  * only in the last case (more to send now). Caller holds qp->tx_mutex.
  *
- * Every FPDU but the RTR is written with @more, the end of a message's
- * too, and the LLP pushed once the run has nothing more to write
- * (rddp_tx_run()): the messages a run finds queued leave together, as a
- * ULP's chained work requests mean them to (NVMe-oF's and iSER's Write
- * and the response Send behind it, one TCP segment instead of two), and
- * none waits past the run.
+ * Every FPDU is written with @more, the end of a message's too, and the
+ * LLP pushed once the run has nothing more to write (rddp_tx_run()): the
+ * messages a run finds queued leave together, as a ULP's chained work
+ * requests mean them to (NVMe-oF's and iSER's Write and the response Send
+ * behind it, one TCP segment instead of two), and none waits past the run.
  */
 static bool rddp_tx_run_fpdus(struct rddp_stream *s, int budget)
 {
@@ -680,16 +679,8 @@ static bool rddp_tx_run_fpdus(struct rddp_stream *s, int budget)
 			s->tx_fpdu_pending = true;
 		}
 		mulpdu = s->mulpdu;
-		/*
-		 * Except the RTR (RFC 6581 §9.1.1), which leaves at once, as
-		 * before corking: the responder reported the connection
-		 * established at accept and may close it before the RTR
-		 * arrives, and an RTR that arrives after that close draws a
-		 * reset, which the initiator reports as an abort. Sending it
-		 * later would widen that window.
-		 */
 		s->tx_unpushed = true;
-		ret = s->llp->tx_write(s, s->tx_kind != RDDP_TX_RTR, false);
+		ret = s->llp->tx_write(s, true, false);
 		if (ret == -EAGAIN) {
 			/*
 			 * sk_write_space kicks us; unless room came back before

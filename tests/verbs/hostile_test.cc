@@ -18,14 +18,17 @@
 //   rddp_hostile [--crc=0] ADDR [FILTER]
 //   rddp_hostile --sctp [--peer-timeout-ms=MS] ADDR [FILTER]
 //   rddp_hostile --liveness|--exit-gone NS:VETH:MS:DEV ADDR
+//   rddp_hostile --linger-exit DEV ADDR
 // FILTER: only the cases whose name contains it. --crc=0: the peer asks
 // for no MPA CRC (for a device whose mpa_crc is 0: then the streams run
 // without CRC; the CRC case asks for it anyway). --liveness: instead, the
 // cases of the liveness bound (issue 11, tests/vm/liveness.sh): the
 // peer's socket in network namespace NS behind VETH, the device DEV's
 // peer_timeout_ms being MS; --exit-gone: the process exits while its QP's
-// peer is gone. --sctp: the same kind of peer over SCTP
-// (draft-ietf-rddp-sctp-00), hostile_sctp.cc.
+// peer is gone. --linger-exit: the program deletes DEV and unloads rddp
+// while one of rddp's graceful closes waits for the peer's FIN. --sctp:
+// the same kind of peer over SCTP (draft-ietf-rddp-sctp-00),
+// hostile_sctp.cc.
 extern "C" {
 #include <rddp/crc32c.h>
 #include <rddp/mpa.h>
@@ -50,6 +53,7 @@ extern "C" {
 #include <atomic>
 #include <cerrno>
 #include <chrono>
+#include <csignal>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -278,6 +282,24 @@ class Peer {
   void Close() {
     if (fd_ >= 0) close(fd_);
     fd_ = -1;
+  }
+  // The socket's TCP state (TCP_INFO): TCP_CLOSE_WAIT once the device's
+  // FIN is in, TCP_CLOSE once a reset is; -1 if it cannot be read.
+  int TcpState() const {
+    tcp_info ti{};
+    socklen_t len = sizeof(ti);
+    if (getsockopt(fd_, IPPROTO_TCP, TCP_INFO, &ti, &len) != 0) return -1;
+    return ti.tcpi_state;
+  }
+  // Waits up to @ms for the TCP state @want; the state last seen.
+  int AwaitTcpState(int want, int ms) const {
+    auto end = Clock::now() + std::chrono::milliseconds(ms);
+    int st = TcpState();
+    while (st != want && Clock::now() < end) {
+      usleep(20000);
+      st = TcpState();
+    }
+    return st;
   }
 
  private:
@@ -1668,6 +1690,100 @@ void ExitWhileGone(Harness& h, const Liveness& l) {
   std::_Exit(rc);
 }
 
+// ---- Graceful close (RFC 5040 §5.3). rddp reports a connection
+// established once its Reply is out, before the RTR is in (RFC 6581
+// §9.1.1), so a victim may disconnect before the RTR arrives. What the peer
+// sent before it saw rddp's FIN (the RTR, a Send) is read and dropped, not
+// answered with a reset the peer would report as an abort, until the
+// peer's FIN or a bound (kmod/tcp_linger.c), after which data draws a
+// reset again.
+
+constexpr int kLingerMs = 3000;  // RDDP_TCP_LINGER_MS
+
+std::string TcpStateName(int st) {
+  switch (st) {
+    case TCP_ESTABLISHED:
+      return "ESTABLISHED";
+    case TCP_CLOSE_WAIT:
+      return "CLOSE_WAIT";
+    case TCP_CLOSE:
+      return "CLOSE (reset)";
+    default:
+      return "state " + std::to_string(st);
+  }
+}
+
+// The victim disconnects as soon as it is connected, before the peer's
+// RTR; the peer reads rddp's FIN, then sends the Write RTR and a Send.
+bool CloseBeforeRtr(const std::string& n, Harness& h, Peer& p, Victim& v) {
+  if (!h.Connect(p, v, n, RDDP_MPA_RTR_WRITE, false, g_crc) ||
+      !tap.Zero(rdma_disconnect(v.id), n + ": the victim disconnects before the RTR is in") ||
+      !tap.Check(p.ExpectSilentClose(kTimeoutMs), n + ": rddp's FIN arrives"))
+    return false;
+  bool sent = SendRtr(p, h.Rtr()) && p.Send(Untagged(RDDP_OP_SEND, 1, 0, true), Pattern(100, 5));
+  return tap.Check(sent, n + ": the peer sends the RTR and a Send after it", std::strerror(errno));
+}
+
+void CloseBeforeRtrCase(const std::string& n, Harness& h) {
+  Peer p;
+  Victim v;
+  h.ResetMsn();
+  if (CloseBeforeRtr(n, h, p, v)) {
+    int st = p.AwaitTcpState(TCP_CLOSE, 1000);
+    tap.Check(st == TCP_CLOSE_WAIT, n + ": they draw no reset", TcpStateName(st));
+  }
+  p.Close();
+  h.Drain();
+}
+
+// A peer that never closes holds rddp's socket for the bound, no longer.
+void LingerBoundCase(const std::string& n, Harness& h) {
+  Peer p;
+  Victim v;
+  h.ResetMsn();
+  if (CloseBeforeRtr(n, h, p, v)) {
+    usleep((kLingerMs + 1000) * 1000);
+    bool sent = p.Send(Untagged(RDDP_OP_SEND, 2, 0, true), Pattern(100, 6));
+    int st = p.AwaitTcpState(TCP_CLOSE, kTimeoutMs);
+    tap.Check(sent && st == TCP_CLOSE,
+              n + ": a Send after the bound draws a reset (rddp released its socket)",
+              TcpStateName(st));
+  }
+  p.Close();
+  h.Drain();
+}
+
+void CloseCases(Harness& h, const std::string& filter) {
+  std::string n = "RFC 5040 §5.3 the victim closes before the RTR: what crossed its FIN is dropped";
+  if (n.find(filter) != std::string::npos) CloseBeforeRtrCase(n, h);
+  n = "RFC 5040 §5.3 a peer that never closes holds rddp's closed socket a bounded time";
+  if (n.find(filter) != std::string::npos) LingerBoundCase(n, h);
+}
+
+// --linger-exit DEV ADDR: rddp unloads while one of its graceful closes
+// waits for the peer's FIN: the module's exit ends the wait and releases
+// the socket (data then draws a reset); the script checks the unload and
+// the kernel log.
+int LingerExit(const char* dev, const char* addr) {
+  const std::string n = "RFC 5040 §5.3 rddp unloads while a graceful close waits for the FIN";
+  Peer p;
+  {
+    Harness h(addr);
+    Victim v;
+    if (!tap.Check(h.Ready(), "listen on " + std::string(addr) + " and allocate a PD") ||
+        !CloseBeforeRtr(n, h, p, v))
+      return tap.Finish();
+    h.Drain();
+  }  // the victim's QP and every cm_id are gone
+  tap.Zero(Spawn({"rdma", "link", "delete", dev}), n + ": rdma link delete " + dev);
+  tap.Zero(Spawn({"rmmod", "rddp"}), n + ": rmmod rddp");
+  bool sent = p.Send(Untagged(RDDP_OP_SEND, 2, 0, true), Pattern(100, 7));
+  int st = p.AwaitTcpState(TCP_CLOSE, kTimeoutMs);
+  tap.Check(sent && st == TCP_CLOSE, n + ": then a Send draws a reset (the socket was released)",
+            TcpStateName(st));
+  return tap.Finish();
+}
+
 // NS:VETH:MS:DEV, the fields of struct Liveness.
 std::optional<Liveness> ParseLiveness(const std::string& spec) {
   std::vector<std::string> f;
@@ -1890,6 +2006,9 @@ int KernelRead(const char* addr, const char* port) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // A write after the device's reset fails with EPIPE, a check's failure,
+  // rather than ending the program.
+  std::signal(SIGPIPE, SIG_IGN);
   int a = 1;
   if (argc > 1 && std::strcmp(argv[1], "--crc=0") == 0) {
     g_crc = false;
@@ -1910,6 +2029,8 @@ int main(int argc, char** argv) {
     }
     a += 2;
   }
+  if (argc - a == 3 && std::strcmp(argv[a], "--linger-exit") == 0)
+    return LingerExit(argv[a + 1], argv[a + 2]);
   if (argc - a == 3 && std::strcmp(argv[a], "--kernel-read") == 0)
     return KernelRead(argv[a + 2], argv[a + 1]);
   // --sctp [--peer-timeout-ms=MS] ADDR [FILTER]: DDP over SCTP instead
@@ -1959,6 +2080,7 @@ int main(int argc, char** argv) {
   }
   SetupCases(h, filter);
   InitiatorCases(h, filter);
+  CloseCases(h, filter);
   // After every case, a well-behaved connection still works.
   fresh("a fresh connection after the cases",
         [&](Peer& p, Victim& v) { Cases()[0].run("a fresh connection after the cases", h, p, v); });

@@ -8,8 +8,8 @@
 # without. Then the kernel consumer's fast-register MR read under a Send
 # with Invalidate (rddp_kverbs serve_read=1). Then the SCTP mode
 # (--sctp, tests/verbs/hostile_sctp.cc): the same kind of peer speaking DDP
-# over SCTP (draft-ietf-rddp-sctp-00). Afterwards nothing is left and
-# rddp unloads.
+# over SCTP (draft-ietf-rddp-sctp-00). Afterwards nothing is left, and
+# rddp unloads while a graceful close waits for the peer's FIN.
 #
 # `hostile.sh siw` runs the same cases against upstream siw instead, as a
 # conformance tool (not in make check: siw fails most cases and 6.1's iw_cm
@@ -89,5 +89,11 @@ if modprobe -q sctp 2>/dev/null || [ -d /proc/net/sctp ]; then
 else
 	t_skip "sctp: the hostile peer over SCTP" "this kernel has no SCTP"
 fi
-t_run "rdma link delete" rdma link delete rddp0
-t_run "rmmod rddp" rmmod rddp
+# Last: the program deletes rddp0 and unloads rddp while one of rddp's
+# graceful closes (over TCP) waits for the peer's FIN (kmod/tcp_linger.c).
+t_run "rddpctl dev set rddp0 transport tcp" $ctl dev set rddp0 transport tcp
+out=$(timeout 120 "$bin" --linger-exit rddp0 $ip 2>&1)
+rc=$?
+t_relay linger-exit <<<"$out"
+t_run "linger-exit: hostile peer program exits 0" test "$rc" -eq 0
+t_like "rddp unloaded" '^$' sh -c 'grep "^rddp " /proc/modules || true'

@@ -103,7 +103,9 @@ demo:
 bench-core:
 	@bash tools/bench-core.sh
 
-bench: bench-core
+# BENCH_STORAGE=only: the storage series alone, without bench-core's.
+bench:
+	@[ "$${BENCH_STORAGE:-}" = only ] || bash tools/bench-core.sh
 	@bash tools/bench.sh
 
 coverage:

@@ -143,6 +143,16 @@ run_instance() {
 	return "$r"
 }
 
+# pressure_note WHERE WHAT: the host's CPU pressure per instance of WHERE
+# (run_instance's record) as a paragraph for a report, "Host CPU pressure
+# during each WHAT: LABEL N %, ..."; nothing if none was recorded.
+pressure_note() {
+	[ -s "$out/pressure-$1.txt" ] || return 0
+	echo
+	echo "Host CPU pressure during each $2: $(awk '{ printf "%s%s %s %%", (NR > 1 ? ", " : ""), $1, $2 }' \
+		"$out/pressure-$1.txt")."
+}
+
 # report WHERE DRIVER...: rddp-bench's and iperf3's JSON of WHERE as
 # $out/report-WHERE.md and plots, every DRIVER required; ratios to siw,
 # and rddp-sctp's to rddp over TCP (with and without its CRC).
@@ -153,15 +163,9 @@ report() {
 	"$py" tools/bench-report.py --plots "$out/plots" --require "$(IFS=,; echo "$*")" \
 		--ratio rddp-sctp/rddp,rddp-sctp/rddp-nocrc \
 		"$out/$where"-*.json >"$out/report-$where.md" || st=$?
-	if [ -s "$out/pressure-$where.txt" ]; then
-		{
-			echo
-			echo "Host CPU pressure during each instance (% of its time some host task"
-			echo "waited for a CPU; above a few percent, latency figures include 4 ms host"
-			echo "ticks): $(awk '{ printf "%s%s %s %%", (NR > 1 ? ", " : ""), $1, $2 }' \
-				"$out/pressure-$where.txt")."
-		} >>"$out/report-$where.md"
-	fi
+	pressure_note "$where" "instance (% of its time some host task
+waited for a CPU; above a few percent, latency figures include 4 ms host
+ticks)" >>"$out/report-$where.md"
 	cat "$out/report-$where.md"
 	count "$st"
 }
@@ -341,14 +345,8 @@ storage_two_guests() {
 	"$py" tools/storage-report.py --where qemu2 --require rddp,rddp-nocrc,siw,tcp \
 		--json "$out/storage-qemu2.json" --plot "$out/plots/storage-qemu2.png" "$all" \
 		>"$out/storage-qemu2.md" || st=$?
-	if [ -s "$out/pressure-storage-qemu2.txt" ]; then
-		{
-			echo
-			echo "Host CPU pressure during each instance, ROUND-DRIVER (% of its time some"
-			echo "host task waited for a CPU): $(awk '{ printf "%s%s %s %%", (NR > 1 ? ", " : ""), $1, $2 }' \
-				"$out/pressure-storage-qemu2.txt")."
-		} >>"$out/storage-qemu2.md"
-	fi
+	pressure_note storage-qemu2 "instance, ROUND-DRIVER (% of its time some
+host task waited for a CPU)" >>"$out/storage-qemu2.md"
 	cat "$out/storage-qemu2.md"
 	count "$st"
 }

@@ -21,10 +21,13 @@
  * rddp_tcp_lingers (rddp_tcp_lingers_lock, process context only), its
  * delayed work on rddp_wq. The socket's callbacks, under sk_callback_lock
  * (read), drop received data and queue the work at once when the peer is
- * done; they never free. The work alone ends a linger: it restores the
- * callbacks (sk_callback_lock, write: no callback of ours runs after), takes
- * the entry off the list, cancels a queueing that raced with it, and
- * releases the socket. The socket holds its namespace (rddp_sk_hold_net())
+ * done; they never free. The work alone ends a linger. It takes the
+ * socket lock first: rddp_tcp_linger() installs the callbacks and queues
+ * the work under it, so the work cannot free the entry under it. Then it
+ * restores the callbacks (sk_callback_lock, write: no callback of ours runs
+ * after), takes the entry off the list (rddp_tcp_linger_exit() queues only
+ * listed ones), cancels a queueing that raced with it, and releases the
+ * socket. The socket holds its namespace (rddp_sk_hold_net())
  * while it lingers, as an orphan does, so the namespace outlives it; a
  * namespace already being dismantled gives no reference and the socket is
  * released at once. Module exit cuts every linger short
@@ -126,6 +129,8 @@ static void rddp_tcp_linger_end(struct work_struct *work)
 		container_of(to_delayed_work(work), struct rddp_tcp_linger, work);
 	struct sock *sk = l->sock->sk;
 
+	/* rddp_tcp_linger() queues us only under it: it is done with @l. */
+	lock_sock(sk);
 	write_lock_bh(&sk->sk_callback_lock);
 	sk->sk_user_data = NULL;
 	sk->sk_data_ready = l->saved_data_ready;
@@ -134,9 +139,13 @@ static void rddp_tcp_linger_end(struct work_struct *work)
 	spin_lock(&rddp_tcp_lingers_lock);
 	list_del(&l->entry);
 	spin_unlock(&rddp_tcp_lingers_lock);
-	/* A callback or rddp_tcp_linger_exit() may have queued it again. */
+	/*
+	 * Nothing queues it from here on; a callback or
+	 * rddp_tcp_linger_exit() may have queued it again before.
+	 */
 	cancel_delayed_work(&l->work);
-	rddp_tcp_discard(sk);
+	rddp_tcp_discard_locked(sk);
+	release_sock(sk);
 	rddp_sock_release(l->sock);
 	kfree(l);
 }
@@ -157,10 +166,15 @@ void rddp_tcp_linger(struct socket *sock)
 	}
 	l->sock = sock;
 	INIT_DELAYED_WORK(&l->work, rddp_tcp_linger_end);
-	spin_lock(&rddp_tcp_lingers_lock);
-	list_add(&l->entry, &rddp_tcp_lingers);
-	spin_unlock(&rddp_tcp_lingers_lock);
-
+	rddp_tcp_discard(sk);
+	kernel_sock_shutdown(sock, SHUT_WR);
+	/*
+	 * From the callbacks on, everything here is done under the socket
+	 * lock, which the end takes first: once a callback has queued it, it
+	 * may run at once, but cannot free @l or the socket before this
+	 * returns.
+	 */
+	lock_sock(sk);
 	write_lock_bh(&sk->sk_callback_lock);
 	l->saved_data_ready = sk->sk_data_ready;
 	l->saved_state_change = sk->sk_state_change;
@@ -168,15 +182,14 @@ void rddp_tcp_linger(struct socket *sock)
 	sk->sk_data_ready = rddp_tcp_linger_data_ready;
 	sk->sk_state_change = rddp_tcp_linger_state_change;
 	write_unlock_bh(&sk->sk_callback_lock);
-
-	rddp_tcp_discard(sk);
-	kernel_sock_shutdown(sock, SHUT_WR);
-	/* Leaves an earlier queueing by the callback (at once) as it is. */
-	queue_delayed_work(rddp_wq, &l->work,
+	spin_lock(&rddp_tcp_lingers_lock);
+	list_add(&l->entry, &rddp_tcp_lingers);
+	spin_unlock(&rddp_tcp_lingers_lock);
+	rddp_tcp_discard_locked(sk);
+	/* A callback's earlier queueing (at once) stays as it is. */
+	queue_delayed_work(rddp_wq, &l->work, rddp_tcp_peer_done(sk) ? 0 :
 			   msecs_to_jiffies(RDDP_TCP_LINGER_MS));
-	/* The peer may have been done before our callbacks were in. */
-	if (rddp_tcp_peer_done(sk))
-		mod_delayed_work(rddp_wq, &l->work, 0);
+	release_sock(sk);
 }
 
 void rddp_tcp_linger_exit(void)

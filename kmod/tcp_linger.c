@@ -155,19 +155,18 @@ void rddp_tcp_linger(struct socket *sock)
 	struct sock *sk = sock->sk;
 	struct rddp_tcp_linger *l;
 
+	/* FIN, whatever is unread: only the release of unread data resets. */
+	kernel_sock_shutdown(sock, SHUT_WR);
 	l = kzalloc(sizeof(*l), GFP_KERNEL);
 	/* Without a reference on its namespace it may not outlive the call. */
 	if (!l || (!rddp_sk_hold_net(sk) && !sk->sk_net_refcnt)) {
 		kfree(l);
 		rddp_tcp_discard(sk);
-		kernel_sock_shutdown(sock, SHUT_WR);
 		rddp_sock_release(sock);
 		return;
 	}
 	l->sock = sock;
 	INIT_DELAYED_WORK(&l->work, rddp_tcp_linger_end);
-	rddp_tcp_discard(sk);
-	kernel_sock_shutdown(sock, SHUT_WR);
 	/*
 	 * From the callbacks on, everything here is done under the socket
 	 * lock, which the end takes first: once a callback has queued it, it

@@ -182,7 +182,8 @@ static inline void rddp_sock_release(struct socket *sock)
  *	LLP failed
  * @tx_push: send what writes with @more held back; TX calls it when a
  *	run has nothing more to write now (optional: an LLP that holds
- *	nothing back has none)
+ *	nothing back has none). Return: 0, -EAGAIN when the socket is full
+ *	(TX parks and calls it again once there is room), or the LLP's error
  * @tx_writeable: whether a write would find room now (TX parks when not;
  *	the LLP's write-space callback kicks it)
  * @tx_mark: the LLP's sequence number after the last octet written, for a
@@ -203,7 +204,7 @@ struct rddp_llp_ops {
 	int (*tx_frame)(struct rddp_stream *s, const u8 *hdr, u32 hdr_len,
 			const struct rddp_span *frags, u32 nr);
 	int (*tx_write)(struct rddp_stream *s, bool more, bool block);
-	void (*tx_push)(struct rddp_stream *s);
+	int (*tx_push)(struct rddp_stream *s);
 	bool (*tx_writeable)(struct rddp_stream *s);
 	u32 (*tx_mark)(struct rddp_stream *s);
 	u32 (*tx_acked)(struct rddp_stream *s, bool watch);

@@ -4,8 +4,11 @@
  * markers, pad, CRC32c, built and deframed by the protocol core) over a
  * kernel TCP socket in full operation (RFC 5044 §5).
  *
- * TX writes each FPDU without blocking: several FPDUs per call with
- * MSG_MORE; a full socket parks the engine until sk_write_space. Zero copy
+ * TX writes without blocking: the FPDUs of a run (written with more to
+ * follow) are staged, copied whole into the stream, and reach TCP in one
+ * call with the first one that is not, or at the run's push, so that TCP
+ * sends them as one batch; a full socket parks the engine until
+ * sk_write_space. Zero copy
  * (the device's tx_zcopy setting, on streams without CRC; see struct
  * rddp_stream_params): payload in pages TCP may reference goes out with
  * sendpage, the FPDU's own header, markers, pad and CRC are copied, and
@@ -163,8 +166,80 @@ static int rddp_tx_write_zc(struct rddp_stream *s, u32 skip, int flags,
 }
 
 /*
- * Write what is left of the current FPDU. Returns 0 when all of it is in
- * the socket, -EAGAIN when the socket is full, or the socket's error.
+ * @sent octets of a write that began with the stage's rest: the stage's
+ * share is taken off. Return: the octets left for the FPDU.
+ */
+static u32 rddp_mpa_tx_unstaged(struct rddp_stream *s, u32 sent)
+{
+	u32 n = min(sent, s->tx_stage_len - s->tx_stage_sent);
+
+	s->tx_stage_sent += n;
+	if (s->tx_stage_sent == s->tx_stage_len) {
+		s->tx_stage_len = 0;
+		s->tx_stage_sent = 0;
+	}
+	return sent - n;
+}
+
+/*
+ * Stage the current FPDU, whole, if it fits and lends TCP no page: a run's
+ * FPDUs then reach TCP in one call. TCP transmits every full-sized segment
+ * at the end of each call, MSG_MORE or not (it holds back only a partial
+ * one), and each transmit is a device doorbell: FPDUs cut at the MSS and
+ * written one by one leave one by one, a 4 KiB Write as three packets.
+ * Staging copies what TCP would copy from the MR anyway; a page lent for
+ * zero copy stays lent. Return: whether the FPDU is staged.
+ */
+static bool rddp_mpa_tx_stage(struct rddp_stream *s)
+{
+	const struct rddp_fpdu *f = s->tx_fpdu;
+	u32 i, at = s->tx_stage_len;
+
+	if (s->tx_fpdu_sent || f->len > RDDP_TX_STAGE - at)
+		return false;
+	for (i = 0; s->p.tx_zcopy && i < f->nr_spans; i++)
+		if (rddp_tx_lendable(s, f->span[i].base))
+			return false;
+	if (!s->tx_stage) {
+		s->tx_stage = kvmalloc(RDDP_TX_STAGE, GFP_KERNEL | __GFP_NOWARN);
+		if (!s->tx_stage)
+			return false;	/* written at once, as unstaged */
+	}
+	for (i = 0; i < f->nr_spans; i++) {
+		memcpy(s->tx_stage + at, f->span[i].base, f->span[i].len);
+		at += f->span[i].len;
+	}
+	s->tx_stage_len = at;
+	s->tx_fpdu_sent = f->len;
+	return true;
+}
+
+/*
+ * Write the stage's rest alone (@flags: MSG_*). Return: 0 when all of it
+ * is in the socket, -EAGAIN when the socket is full, or its error.
+ */
+static int rddp_mpa_tx_unstage(struct rddp_stream *s, int flags)
+{
+	struct msghdr msg = { .msg_flags = MSG_NOSIGNAL | flags };
+	struct kvec v;
+	int ret;
+
+	if (s->tx_stage_len == s->tx_stage_sent)
+		return 0;
+	v.iov_base = s->tx_stage + s->tx_stage_sent;
+	v.iov_len = s->tx_stage_len - s->tx_stage_sent;
+	ret = kernel_sendmsg(s->sock, &msg, &v, 1, v.iov_len);
+	if (ret < 0)
+		return ret;
+	rddp_mpa_tx_unstaged(s, ret);
+	return s->tx_stage_len ? -EAGAIN : 0;
+}
+
+/*
+ * Write what is left of the current FPDU, after the stage's rest and in
+ * the same call when copying; with @more, stage it if it fits instead.
+ * Returns 0 when all of it is in the socket or the stage, -EAGAIN when
+ * the socket is full, or the socket's error.
  */
 static int rddp_mpa_tx_write(struct rddp_stream *s, bool more, bool block)
 {
@@ -177,9 +252,21 @@ static int rddp_mpa_tx_write(struct rddp_stream *s, bool more, bool block)
 	if (!block)
 		msg.msg_flags |= MSG_DONTWAIT;
 	more = more && s->p.tx_batch;
+	if (more && rddp_mpa_tx_stage(s))
+		return 0;
 	if (s->p.tx_zcopy) {
+		/* its own call: lent pages go by another one (compat.h) */
+		ret = rddp_mpa_tx_unstage(s, msg.msg_flags | MSG_MORE);
+		if (ret)
+			return ret;
 		ret = rddp_tx_write_zc(s, skip, msg.msg_flags, more);
 		goto out;
+	}
+	if (s->tx_stage_len) {
+		s->tx_vec[0].iov_base = s->tx_stage + s->tx_stage_sent;
+		s->tx_vec[0].iov_len = s->tx_stage_len - s->tx_stage_sent;
+		len = s->tx_vec[0].iov_len;
+		n = 1;
 	}
 	for (i = 0; i < f->nr_spans; i++) {
 		const struct rddp_span *sp = &f->span[i];
@@ -197,6 +284,8 @@ static int rddp_mpa_tx_write(struct rddp_stream *s, bool more, bool block)
 	if (more)
 		msg.msg_flags |= MSG_MORE;
 	ret = kernel_sendmsg(s->sock, &msg, s->tx_vec, n, len);
+	if (ret > 0)
+		ret = rddp_mpa_tx_unstaged(s, ret);
 out:
 	if (ret < 0)
 		return ret;
@@ -205,14 +294,18 @@ out:
 }
 
 /*
- * Send what writes with MSG_MORE left in the socket: the TCP_CORK
- * setsockopt's uncorking, which pushes the queue with Nagle off
+ * Send what writes with MSG_MORE left in the socket or the stage: the
+ * stage without MSG_MORE, which pushes the socket's queue; else the
+ * TCP_CORK setsockopt's uncorking, which pushes it with Nagle off
  * (TCP_NODELAY is set at setup, cm_mpa.c); the kernel exports it, not
  * tcp_push_pending_frames(). Takes the socket lock.
  */
-static void rddp_mpa_tx_push(struct rddp_stream *s)
+static int rddp_mpa_tx_push(struct rddp_stream *s)
 {
+	if (s->tx_stage_len)
+		return rddp_mpa_tx_unstage(s, MSG_DONTWAIT);
 	tcp_sock_set_cork(s->sock->sk, false);
+	return 0;
 }
 
 static bool rddp_mpa_tx_writeable(struct rddp_stream *s)
@@ -487,10 +580,13 @@ static void rddp_mpa_detach(struct rddp_stream *s)
  */
 static void rddp_mpa_close(struct rddp_stream *s, bool graceful)
 {
-	if (graceful)
+	if (graceful) {
+		/* what a run staged and could not write: once more, at no wait */
+		rddp_mpa_tx_unstage(s, MSG_DONTWAIT);
 		rddp_tcp_linger(s->sock);
-	else
+	} else {
 		rddp_sock_release(s->sock);
+	}
 	s->sock = NULL;
 }
 

@@ -644,6 +644,24 @@ static bool rddp_tx_unbuild(struct rddp_stream *s, int ret, u32 mulpdu)
 }
 
 /*
+ * The socket is full: sk_write_space kicks us; unless room came back
+ * before it could see the flag (it frees room, then reads it). Returns
+ * true when parked, false when there is room again (go on at once).
+ */
+static bool rddp_tx_park(struct rddp_stream *s)
+{
+	WRITE_ONCE(s->tx_wants_space, true);
+	/* Flag before room: write_space does room, then flag. */
+	smp_mb();
+	if (!s->llp->tx_writeable(s)) {
+		trace_rddp_tx_park(s->qp, s->sock->sk);
+		return true;
+	}
+	WRITE_ONCE(s->tx_wants_space, false);
+	return false;
+}
+
+/*
  * The TX engine: writes FPDUs until there is nothing to send, the socket is
  * full, an error stops the stream or @budget FPDUs are out. Returns false
  * only in the last case (more to send now). Caller holds qp->tx_mutex.
@@ -652,7 +670,8 @@ static bool rddp_tx_unbuild(struct rddp_stream *s, int ret, u32 mulpdu)
  * LLP pushed once the run has nothing more to write (rddp_tx_run()): the
  * messages a run finds queued leave together, as a ULP's chained work
  * requests mean them to (NVMe-oF's and iSER's Write and the response Send
- * behind it, one TCP segment instead of two), and none waits past the run.
+ * behind it, in one TCP write, which MPA's stage makes of a run's FPDUs,
+ * and one transmit), and none waits past the run.
  */
 static bool rddp_tx_run_fpdus(struct rddp_stream *s, int budget)
 {
@@ -681,21 +700,8 @@ static bool rddp_tx_run_fpdus(struct rddp_stream *s, int budget)
 		mulpdu = s->mulpdu;
 		s->tx_unpushed = true;
 		ret = s->llp->tx_write(s, true, false);
-		if (ret == -EAGAIN) {
-			/*
-			 * sk_write_space kicks us; unless room came back before
-			 * it could see the flag (it frees room, then reads it).
-			 */
-			WRITE_ONCE(s->tx_wants_space, true);
-			/* Flag before room: write_space does room, then flag. */
-			smp_mb();
-			if (!s->llp->tx_writeable(s)) {
-				trace_rddp_tx_park(s->qp, s->sock->sk);
-				return true;
-			}
-			WRITE_ONCE(s->tx_wants_space, false);
-			return false;
-		}
+		if (ret == -EAGAIN)
+			return rddp_tx_park(s);
 		if (rddp_tx_unbuild(s, ret, mulpdu))
 			continue;	/* MULPDU fell: build it again, smaller */
 		if (ret) {
@@ -713,18 +719,26 @@ static bool rddp_tx_run_fpdus(struct rddp_stream *s, int budget)
 	return true;
 }
 
-/* The TX engine's run: FPDUs, then a push of what they held back. */
+/*
+ * The TX engine's run: FPDUs, then a push of what they held back. A push
+ * that finds the socket full parks the engine like a write, and the run
+ * after write_space pushes again (@tx_unpushed stays set).
+ */
 static bool rddp_tx_run(struct rddp_stream *s, int budget)
 {
 	bool done = rddp_tx_run_fpdus(s, budget);
+	int ret;
 
 	/* Not done: the run goes on at once (the worker's next turn). */
-	if (done && s->tx_unpushed && !READ_ONCE(s->stopped)) {
-		s->tx_unpushed = false;
-		if (s->llp->tx_push)
-			s->llp->tx_push(s);
-	}
-	return done;
+	if (!done || !s->tx_unpushed || READ_ONCE(s->stopped))
+		return done;
+	ret = s->llp->tx_push ? s->llp->tx_push(s) : 0;
+	if (ret == -EAGAIN)
+		return rddp_tx_park(s);
+	s->tx_unpushed = false;
+	if (ret)
+		rddp_stream_error(s, RDDP_ERR_LLP_CLOSED, NULL, 0, 0, NULL);
+	return true;
 }
 
 void rddp_tx_work(struct work_struct *work)

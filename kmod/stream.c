@@ -30,7 +30,8 @@ struct rddp_stream *rddp_stream_alloc(struct rddp_qp *qp,
 	if (!s)
 		return NULL;
 	s->tx_fpdu = kzalloc(sizeof(*s->tx_fpdu), GFP_KERNEL);
-	s->tx_vec = kcalloc(RDDP_FPDU_MAX_SPANS, sizeof(*s->tx_vec),
+	/* one more: the LLP's stage goes first (llp_mpa.c) */
+	s->tx_vec = kcalloc(RDDP_FPDU_MAX_SPANS + 1, sizeof(*s->tx_vec),
 			    GFP_KERNEL);
 	s->p = *p;
 	/* ORD and IRD limit the ORQ and IRQ: at least one slot each. */
@@ -70,6 +71,7 @@ static void rddp_stream_free_rcu(struct rcu_head *rcu)
 {
 	struct rddp_stream *s = container_of(rcu, struct rddp_stream, rcu);
 
+	kvfree(s->tx_stage);
 	kvfree(s->tx_copy);
 	kvfree(s->sqw);
 	kfree(s->irq);

@@ -65,6 +65,14 @@
  */
 #define RDDP_TX_ZCOPY_MIN	(16 * 1024)
 
+/*
+ * The MPA LLP's stage (llp_mpa.c): FPDUs a run writes with more to follow
+ * are copied here and go to TCP together, in one call. 32 KiB holds a
+ * 4 KiB storage I/O's Write and response Send many times over, and 22
+ * FPDUs of a 1500-octet link's MSS: one doorbell for them instead of 22.
+ */
+#define RDDP_TX_STAGE	(32 * 1024)
+
 /**
  * struct rddp_read - a Read Request we sent (ORQ) or received (IRQ)
  * @req: the Read Request header
@@ -255,7 +263,7 @@ struct rddp_stream_params {
  * @tx_off: TX: message bytes framed so far
  * @tx_msn: TX: the next MSN per untagged queue (RFC 5041 §5.1)
  * @tx_fpdu: TX: the framed segment being written (the LLP's tx_frame)
- * @tx_vec: TX: RDDP_FPDU_MAX_SPANS kvecs, for kernel_sendmsg()
+ * @tx_vec: TX: RDDP_FPDU_MAX_SPANS + 1 kvecs, for kernel_sendmsg()
  * @tx_started: TX: the job's first FPDU was built
  * @tx_rreq: TX: a Read Request's payload, referenced by @tx_fpdu until
  *	written
@@ -274,6 +282,11 @@ struct rddp_stream_params {
  * @tx_wants_space: TX: parked on a full socket until write_space
  * @tx_unpushed: TX: this run wrote with @more (llp.h tx_write), so the
  *	LLP may hold the last octets back until tx_push
+ * @tx_stage: TX, MPA: whole FPDUs written with @more, copied here until
+ *	the next write without it or tx_push (llp_mpa.c); RDDP_TX_STAGE
+ *	octets, allocated by TX on first use, freed with the stream
+ * @tx_stage_len: TX, MPA: octets in @tx_stage
+ * @tx_stage_sent: TX, MPA: of those, octets already in the socket
  * @rx_mpa: RX: the MPA deframer (llp_mpa.c)
  * @rx_stopped: RX: the stream stopped; nothing more is read
  * @rx_rtr_pending: RX, responder: the first message is the RTR
@@ -379,6 +392,9 @@ struct rddp_stream {
 	bool tx_fpdu_pending;
 	bool tx_wants_space;
 	bool tx_unpushed;
+	u8 *tx_stage;
+	u32 tx_stage_len;
+	u32 tx_stage_sent;
 
 	/* ---- RX (socket lock) ---- */
 	struct rddp_mpa_rx rx_mpa;

@@ -410,7 +410,8 @@ pyverbs_suite() {
 # and iSCSI over rddp, over siw and over TCP (NVMe/TCP, NFS/TCP,
 # iscsi_tcp), each with one fio job whose data read back is verified
 # (crc32c), in one boot of UML's debug kernel. fio from tools/vm/fio.sh
-# (cached). No figure is judged: make bench measures.
+# (cached). No time is judged (make bench measures); rddp's segments and
+# transmits per NVMe-oF read at MTU 1500 are (counts).
 storage_suite() {
 	want uml-debug-storage || return 0
 	uml_prepare

@@ -314,10 +314,11 @@ storage_one_guest() {
 # costs about 25 s). CPU per I/O is both guests' busy time over each
 # job, summed. tools/storage-report.py --where qemu2:
 # $out/storage-qemu2.md, .json and $out/plots/storage-qemu2.png, with the
-# host's CPU pressure per instance.
+# host's CPU pressure per instance, and (--cpu, each round's CPU split)
+# each guest's IP transmits and TCP segments per I/O.
 storage_two_guests() {
 	local n=$1 secs=$2 round name r k drv st=0 all=build/vm-results/storage-qemu2.txt
-	local drvs=(rddp rddp-nocrc siw tcp) order
+	local drvs=(rddp rddp-nocrc siw tcp) order cpus=() f
 	: >"$all"
 	: >build/vm-results/storage-qemu2.log
 	rm -rf "$out/storage-qemu2" "$out/pressure-storage-qemu2.txt"
@@ -342,8 +343,12 @@ storage_two_guests() {
 		done
 	done
 	grep -E '^vm-storage' build/vm-results/storage-qemu2.log || true
+	for f in "$out"/storage-qemu2/cpu-*.txt; do
+		[ -e "$f" ] || continue
+		cpus+=(--cpu "$f")
+	done
 	"$py" tools/storage-report.py --where qemu2 --require rddp,rddp-nocrc,siw,tcp \
-		--json "$out/storage-qemu2.json" --plot "$out/plots/storage-qemu2.png" "$all" \
+		--json "$out/storage-qemu2.json" --plot "$out/plots/storage-qemu2.png" "${cpus[@]}" "$all" \
 		>"$out/storage-qemu2.md" || st=$?
 	pressure_note storage-qemu2 "instance, ROUND-DRIVER (% of its time some
 host task waited for a CPU)" >>"$out/storage-qemu2.md"

@@ -8,12 +8,20 @@ NFS/TCP, iSCSI/TCP). Markdown on stdout; --json FILE writes the medians in
 Google Benchmark's JSON layout (one aggregate per ULP, job and driver),
 --plot FILE a bar chart of each driver's throughput relative to TCP.
 
-    storage-report.py [--where W] [--json F] [--plot F] LINES-FILE...
+    storage-report.py [--where W] [--json F] [--plot F] [--cpu F]... LINES-FILE...
 
 W names the place (WHERE below): uml, one User-Mode Linux instance with
 target and initiator in it (tests/vm/storage.sh), or qemu2, two qemu
 guests, the target in one, the initiator in the other, whose CPU figure
 is both guests' busy time summed (tests/vm/storage-two.sh).
+
+--cpu F (repeatable): a storage-cpu.txt of tests/vm/storage-two.sh's guest
+a, "NAME A_TICKS B_TICKS A_IPOUT B_IPOUT A_SEGS B_SEGS IOS" per job; a
+table of transmits per I/O follows (each guest's IP packets handed down,
+/proc/net/snmp's Ip: OutRequests, a GSO batch once, and its TCP segments,
+Tcp: OutSegs, over the job's I/Os; medians of the rounds). Lines without
+the counts (older files, "NAME A_TICKS B_TICKS") are left out. With --cpu,
+LINES-FILE may be left out: the table alone.
 """
 import argparse
 import json
@@ -49,6 +57,58 @@ def read(paths):
                 for k, v in zip(FIELDS, p[3:]):
                     d[k].append(float(v))
     return data, order
+
+
+XMIT_FIELDS = ["a_ipout", "b_ipout", "a_segs", "b_segs"]
+
+
+def read_xmit(paths):
+    """{(ulp, job): {driver: {field: [per-I/O value of each round]}}}, job
+    order, from storage-cpu.txt lines with the counts; NAME is
+    DRIVER-ULP-JOB (the fill and smoke jobs are left out)."""
+    data, order = {}, []
+    for path in paths:
+        with open(path, encoding="utf-8") as f:
+            for line in f:
+                p = line.split()
+                if len(p) < 8 or p[0].startswith(("#", "fill-", "smoke-")):
+                    continue
+                try:
+                    counts = [float(v) for v in p[3:8]]
+                except ValueError:  # "-": a count the guest could not take
+                    continue
+                ios = counts.pop()
+                split = [(p[0][:i], u, p[0][i + len(u) + 2:]) for u in ULPS
+                         for i in [p[0].find(f"-{u}-")] if i > 0]
+                if not split or ios <= 0:
+                    continue
+                drv, ulp, job = split[0]
+                key = (ulp, job)
+                if key not in data:
+                    data[key] = {}
+                    order.append(key)
+                d = data[key].setdefault(drv, {k: [] for k in XMIT_FIELDS})
+                for k, v in zip(XMIT_FIELDS, counts):
+                    d[k].append(v / ios)
+    return data, order
+
+
+def xmit_table(data, order):
+    out = ["Transmits per I/O: the IP packets each guest handed down (/proc/net/snmp's "
+           "Ip: OutRequests, before GSO: a GSO batch counts once) and its TCP segments "
+           "(Tcp: OutSegs), over the job's I/Os; a runs fio (initiator), b the target.\n",
+           "| ULP | job | driver | rounds | a transmits/IO | b transmits/IO "
+           "| a TCP segs/IO | b TCP segs/IO |",
+           "|---|---|---|---:|---:|---:|---:|---:|"]
+    for key in order:
+        ulp, job = key
+        drvs = [d for d in DRIVERS if d in data[key]]
+        drvs += sorted(d for d in data[key] if d not in DRIVERS)
+        for drv in drvs:
+            d = data[key][drv]
+            out.append(f"| {ULPS.get(ulp, ulp)} | {job} | {drv} | {len(d['a_ipout'])} | "
+                       + " | ".join(f"{statistics.median(d[k]):.2f}" for k in XMIT_FIELDS) + " |")
+    return "\n".join(out) + "\n"
 
 
 def med(data, key, drv, field):
@@ -173,13 +233,25 @@ def main():
     ap.add_argument("--json")
     ap.add_argument("--plot")
     ap.add_argument("--require", default="", help="drivers every job must have, comma-separated")
-    ap.add_argument("files", nargs="+")
+    ap.add_argument("--cpu", action="append", default=[],
+                    help="storage-two.sh's storage-cpu.txt: a table of transmits per I/O")
+    ap.add_argument("files", nargs="*")
     a = ap.parse_args()
+    if not a.files and not a.cpu:
+        ap.error("no LINES-FILE and no --cpu")
+    xdata, xorder = read_xmit(a.cpu)
+    if a.cpu and not xorder:
+        print("storage-report: no transmit counts in " + " ".join(a.cpu), file=sys.stderr)
+    if not a.files:
+        sys.stdout.write(xmit_table(xdata, xorder) if xorder else "")
+        return 0 if xorder else 1
     data, order = read(a.files)
     if not order:
         print("storage-report: no storage lines in " + " ".join(a.files), file=sys.stderr)
         return 1
     sys.stdout.write(tables(data, order, a.where))
+    if xorder:
+        sys.stdout.write("\n" + xmit_table(xdata, xorder))
     if a.json:
         with open(a.json, "w", encoding="utf-8") as f:
             json.dump(bench_json(data, order, a.where), f, indent=1)

@@ -41,7 +41,13 @@
 # waits for a's storage-done-NAME (written when fio has exited) and
 # writes its ticks since to storage-cpu-NAME, which a adds; b's wait polls
 # with builtins only, so the framing forks nothing on b while fio runs.
-# a's storage-cpu.txt keeps the split: "NAME A_TICKS B_TICKS" per job.
+# Over the same window each guest counts its IP transmits and TCP segments
+# (/proc/net/snmp, read with builtins: Ip: OutRequests, the packets handed
+# to IP, a GSO batch once; Tcp: OutSegs, after segmentation), b writing
+# its deltas after its ticks. a's storage-cpu.txt keeps the split per job,
+#   NAME A_TICKS B_TICKS A_IPOUT B_IPOUT A_SEGS B_SEGS IOS
+# (IOS: the job's I/Os, reads and writes, the per-I/O figures' divisor;
+# tools/storage-report.py --cpu tabulates transmits per I/O).
 set -u
 # shellcheck source=tests/vm/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -82,29 +88,63 @@ _storage_wait() {
 	return 1
 }
 
-# Guest a: fio_job's hooks (tests/vm/storage-lib.sh).
+# _storage_net: this guest's IP transmits (Ip: OutRequests) and TCP
+# segments out (Tcp: OutSegs) so far, in _storage_ipout and _storage_segs;
+# builtins only (in /proc/net/snmp a line naming the columns precedes the
+# line of their values, both with the same tag).
+_storage_net() {
+	local -a f h=()
+	local i
+	_storage_ipout=0 _storage_segs=0
+	while read -ra f; do
+		if [ "${h[0]:-}" != "${f[0]:-}" ]; then
+			h=("${f[@]}")
+			continue
+		fi
+		for i in "${!h[@]}"; do
+			case ${h[0]}${h[i]} in
+			Ip:OutRequests) _storage_ipout=${f[i]} ;;
+			Tcp:OutSegs) _storage_segs=${f[i]} ;;
+			esac
+		done
+		h=()
+	done </proc/net/snmp
+}
+
+# Guest a: fio_job's hooks (tests/vm/storage-lib.sh), in the subshell that
+# runs fio_job: the counters read in the first are the second's start.
 storage_job_begin() { # NAME: once b has read its clock
 	_storage_wait "/results/storage-ready-$1" 600 ||
 		echo "# $1: the target's guest was not ready in 600 s" >&2
+	_storage_net
+	_storage_ip0=$_storage_ipout _storage_seg0=$_storage_segs
 }
 storage_job_end() { # NAME TICKS: b's ticks over the job
-	local t=
+	local t='' bip='' bseg='' aip aseg ios
+	_storage_net
+	aip=$((_storage_ipout - _storage_ip0)) aseg=$((_storage_segs - _storage_seg0))
 	: >"/results/storage-done-$1"
-	_storage_wait "/results/storage-cpu-$1" 120 && read -r t <"/results/storage-cpu-$1"
+	_storage_wait "/results/storage-cpu-$1" 120 && read -r t bip bseg <"/results/storage-cpu-$1"
 	[ -n "$t" ] || return 1
-	echo "$1 $2 $t" >>"$RDDP_RESULTS/storage-cpu.txt"
+	# fio_job's JSON: the job's I/Os, as its CPU per I/O counts them.
+	ios=$(jq '.jobs[0] | .read.total_ios + .write.total_ios' "/tmp/fio-$1.json" 2>/dev/null) || ios=
+	echo "$1 $2 $t $aip ${bip:--} $aseg ${bseg:--} ${ios:--}" >>"$RDDP_RESULTS/storage-cpu.txt"
 	echo "$t"
 }
 # Guest b: serve_jobs DRV ULP frames each of a's fio runs of that ULP.
 serve_jobs() {
-	local name c0 c1
+	local name c0 c1 ip0 seg0
 	for name in $(storage_names "$1" "$2"); do
 		c0=$(cpu_busy)
+		_storage_net
+		ip0=$_storage_ipout seg0=$_storage_segs
 		: >"/results/storage-ready-$name"
 		_storage_wait "/results/storage-done-$name" $((fio_bound + 600)) ||
 			echo "# $name: no end from guest a" >&2
+		_storage_net
 		c1=$(cpu_busy)
-		echo "$((c1 - c0))" >"/results/storage-cpu-$name.tmp" &&
+		echo "$((c1 - c0)) $((_storage_ipout - ip0)) $((_storage_segs - seg0))" \
+			>"/results/storage-cpu-$name.tmp" &&
 			mv "/results/storage-cpu-$name.tmp" "/results/storage-cpu-$name"
 	done
 }

@@ -52,7 +52,7 @@
  * @crc: request CRC32c (RFC 5044 §7.1.1 C bit)
  * @markers: require markers towards us (M bit)
  * @mpa_rev: 1 or 2 (RFC 6581)
- * @tx_batch: several FPDUs per socket send (MSG_MORE)
+ * @tx_batch: a run's FPDUs in one socket send (MSG_MORE, MPA's stage)
  * @tx_zcopy: lend payload pages to TCP (only without CRC)
  * @peer_timeout_ms: liveness bound of a connected stream, in ms
  *	(llp_mpa.c, stream.c): 0 (off) or

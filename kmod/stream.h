@@ -169,7 +169,7 @@ struct rddp_term_info {
  * @rtr: RDDP_MPA_RTR_* we send (initiator) or await (responder); 0: none
  * @ird: inbound Read Requests we accept
  * @ord: outbound Read Requests in flight
- * @tx_batch: several FPDUs per send (MSG_MORE)
+ * @tx_batch: a run's FPDUs in one send (MSG_MORE, MPA's stage)
  * @tx_zcopy: lend payload pages to TCP instead of copying them (sendpage):
  *	the device's tx_zcopy setting, and only without CRC
  *	(rddp_stream_alloc() clears it with CRC). The CRC is computed when

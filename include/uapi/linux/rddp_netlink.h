@@ -60,7 +60,7 @@ enum rddp_set_attr {
 	RDDP_A_SET_CRC,		/* u8 0/1: request MPA CRC32c (C bit) */
 	RDDP_A_SET_MARKERS,	/* u8 0/1: require markers towards us (M) */
 	RDDP_A_SET_MPA_REV,	/* u8 1/2: highest MPA revision offered */
-	RDDP_A_SET_TX_BATCH,	/* u8 0/1: several FPDUs per send (MSG_MORE) */
+	RDDP_A_SET_TX_BATCH,	/* u8 0/1: a run's FPDUs in one socket send */
 	RDDP_A_SET_TX_ZCOPY,	/* u8 0/1: lend payload pages to TCP, no CRC */
 	/*
 	 * u32: ms a connected peer may leave data unacknowledged, keepalives

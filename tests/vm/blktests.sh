@@ -66,6 +66,14 @@ done
 modprobe configfs
 t_mounted /sys/kernel/config || mount -t configfs configfs /sys/kernel/config
 
+# loop stays loaded for the whole run, as on a distribution that loads it
+# at boot: blktests unloads after each test the modules that test's
+# requires() loaded (_have_driver), and a test whose requires() omits
+# _have_loop while its default backend is a loop device (nvme/047 in
+# blktests a608cb5) would otherwise find no /dev/loop-control ("losetup:
+# cannot find an unused loop device").
+t_run "modprobe loop" modprobe loop
+
 # blktests binds the soft RNIC to each Ethernet interface with a carrier
 # and connects to 127.0.0.1 (common/nvme's def_traddr): one dummy
 # interface gives it one.

@@ -79,13 +79,29 @@ struct Buffer {
 // bounds connection setup (the MPA timeout) and close well below this.
 // @id, when given, must be the event's cm_id: a pair that failed earlier
 // leaves its own DISCONNECTED queued, which must not pass for another's.
+// @other, when given, is the other side's channel: an event waiting there
+// when this side's never came says which end gave up (a client's
+// REJECTED or CONNECT_ERROR explains a server's missing CONNECT_REQUEST).
+void ReportOther(rdma_event_channel* other) {
+  pollfd pfd{other->fd, POLLIN, 0};
+  rdma_cm_event* ev = nullptr;
+  if (poll(&pfd, 1, 0) != 1 || rdma_get_cm_event(other, &ev)) {
+    std::printf("# the other side has no event waiting either\n");
+    return;
+  }
+  std::printf("# the other side has %s waiting (status %d)\n", rdma_event_str(ev->event),
+              ev->status);
+  rdma_ack_cm_event(ev);
+}
+
 rdma_cm_event* Expect(rdma_event_channel* ch, rdma_cm_event_type type, const char* side, int pair,
-                      const rdma_cm_id* id = nullptr) {
+                      const rdma_cm_id* id = nullptr, rdma_event_channel* other = nullptr) {
   pollfd pfd{ch->fd, POLLIN, 0};
   int n = poll(&pfd, 1, 60 * 1000);
   if (n == 0) {
     std::printf("not ok - QP pair %d: no %s event on the %s side within 60 s\n", pair,
                 rdma_event_str(type), side);
+    if (other) ReportOther(other);
     std::exit(2);
   }
   rdma_cm_event* ev = nullptr;
@@ -1033,14 +1049,14 @@ int main(int argc, char** argv) {
     cp.initiator_depth = 1;
     cp.responder_resources = 1;
     if (rdma_connect(p.c, &cp)) Die("rdma_connect");
-    rdma_cm_event* req = Expect(sch, RDMA_CM_EVENT_CONNECT_REQUEST, "server", i);
+    rdma_cm_event* req = Expect(sch, RDMA_CM_EVENT_CONNECT_REQUEST, "server", i, nullptr, cch);
     p.s = req->id;
     rdma_ack_cm_event(req);
     ibv_qp_init_attr sa = QpAttr(p.scq->cq(), da);
     if (rdma_create_qp(p.s, pd, &sa)) Die("rdma_create_qp (server)");
     if (rdma_accept(p.s, &cp)) Die("rdma_accept");
-    rdma_ack_cm_event(Expect(sch, RDMA_CM_EVENT_ESTABLISHED, "server", i, p.s));
-    rdma_ack_cm_event(Expect(cch, RDMA_CM_EVENT_ESTABLISHED, "client", i, p.c));
+    rdma_ack_cm_event(Expect(sch, RDMA_CM_EVENT_ESTABLISHED, "server", i, p.s, cch));
+    rdma_ack_cm_event(Expect(cch, RDMA_CM_EVENT_ESTABLISHED, "client", i, p.c, sch));
   }
   std::printf("# %d QP pairs connected (max SGEs %d)\n", nqp, da.max_sge);
 

@@ -77,14 +77,42 @@ t_run "8 concurrent rping -V connections" many_rping
 # Read + Write + Send in one post, completed in posting order (RFC 5040
 # §5.5); Read + fenced Write of what it read + Send, the Write held back
 # until the Read is done.
-# On failure the kernel's view follows the program's last lines.
+# On failure the kernel's view follows the program's last lines: its log,
+# rddp's connection counters and the last connection-setup trace events
+# (rddp_cm_* and rddp_mpa_*, on for the run: a pair that never connects
+# shows which end stopped where; make check of 2026-12-03 saw one pair's
+# CONNECT_REQUEST never come, once, and nothing in the log said why).
+integrity_trace() { # on|off|show
+	local tr=/sys/kernel/tracing f
+	[ -e $tr/trace ] || mount -t tracefs nodev $tr 2>/dev/null || return 0
+	case $1 in
+	on | off)
+		[ "$1" = off ] || : >$tr/trace
+		for f in $tr/events/rddp/rddp_cm_*/enable $tr/events/rddp/rddp_mpa_*/enable; do
+			echo $((${#1} == 2)) >"$f"
+		done
+		;;
+	show) grep -v '^#' $tr/trace | tail -6 ;;
+	esac 2>/dev/null
+}
+
+# The failure's own lines come last: make check shows a check's last 20.
 integrity() { # [QPS]
+	integrity_trace on
 	timeout 600 /rddp/build/cmake/tests/verbs/rddp_integrity $ip "${1:-64}" 6 1 >/tmp/int.log 2>&1
 	local rc=$?
-	grep -v '^ok' /tmp/int.log | tail -8
+	integrity_trace off
 	if [ "$rc" -ne 0 ]; then
 		echo "# kernel log:"
-		dmesg | grep -i 'rddp\|iw_cm\|rdma' | tail -10
+		dmesg | grep -i 'rddp\|iw_cm\|rdma' | tail -6
+		echo "# connection counters:"
+		/rddp/build/cmake/userspace/rddpctl/rddpctl -j stats rddp0 |
+			jq -c '.[0] | with_entries(select(.key | test("conn_|mpa_timeouts")))'
+		echo "# last connection-setup events:"
+		integrity_trace show
+		grep -v '^ok' /tmp/int.log | tail -4
+	else
+		grep -v '^ok' /tmp/int.log | tail -8
 	fi
 	return "$rc"
 }

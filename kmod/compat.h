@@ -119,6 +119,69 @@ static inline int rddp_tcp_lend_page_locked(struct sock *sk,
 }
 
 /**
+ * rddp_tcp_lend_bvecs_locked() - hand the pages of @bv to TCP by reference,
+ *	in one batch
+ * @sk: a TCP socket, locked by the caller
+ * @bv: the pages (each entry within one page); TCP holds a reference on
+ *	each page until its bytes are acknowledged, and their contents must
+ *	not change until then
+ * @nr: entries in @bv
+ * @skip: bytes of @bv already written
+ * @flags: MSG_* flags; MSG_MORE: more bytes of this message follow
+ *
+ * Since 6.5 one tcp_sendmsg_locked() splices them all (MSG_SPLICE_PAGES)
+ * and pushes once, at its end. 6.1 takes one kernel_sendpage_locked() per
+ * page: MSG_SENDPAGE_NOTLAST on all but the last keeps TCP from pushing
+ * before it, so TCP still transmits the batch once.
+ *
+ * Return: the bytes TCP took (fewer when the socket filled), or a negative
+ * errno if none.
+ */
+static inline int rddp_tcp_lend_bvecs_locked(struct sock *sk,
+					     const struct bio_vec *bv,
+					     unsigned int nr, size_t skip,
+					     int flags)
+{
+#ifdef RDDP_HAVE_KERNEL_SENDPAGE_LOCKED
+	unsigned int i;
+	int sent = 0, ret = 0, fl;
+
+	for (i = 0; i < nr; i++) {
+		size_t len = bv[i].bv_len - skip;
+
+		if (skip >= bv[i].bv_len) {
+			skip -= bv[i].bv_len;
+			continue;
+		}
+		fl = flags;
+		if (i + 1 < nr)
+			fl |= MSG_MORE;
+		if (fl & MSG_MORE)
+			fl |= MSG_SENDPAGE_NOTLAST;
+		ret = kernel_sendpage_locked(sk, bv[i].bv_page,
+					     bv[i].bv_offset + skip, len, fl);
+		skip = 0;
+		if (ret <= 0)
+			break;
+		sent += ret;
+		if ((size_t)ret < len)
+			break;	/* the socket is full */
+	}
+	return sent ? sent : ret;
+#else
+	struct msghdr msg = { .msg_flags = flags | MSG_SPLICE_PAGES };
+	size_t len = 0;
+	unsigned int i;
+
+	for (i = 0; i < nr; i++)
+		len += bv[i].bv_len;
+	iov_iter_bvec(&msg.msg_iter, ITER_SOURCE, bv, nr, len);
+	iov_iter_advance(&msg.msg_iter, skip);
+	return tcp_sendmsg_locked(sk, &msg, len - skip);
+#endif
+}
+
+/**
  * rddp_sk_hold_net() - give a kernel socket the namespace reference a user
  *	socket holds, so that TCP keeps its timers once it is an orphan
  * @sk: a kernel socket (sk_alloc() with kern = 1) that rddp is releasing

@@ -10,7 +10,7 @@
  *
  *  - llp_mpa.c: MPA FPDUs (RFC 5044 §4: markers, pad, CRC32c) over a
  *    kernel TCP socket; RX in sk_data_ready through tcp_read_sock();
- *    zero-copy TX with sendpage.
+ *    zero-copy TX lending pages to TCP by reference.
  *  - llp_sctp.c: the SCTP adaptation, draft-ietf-rddp-sctp-00: one DATA
  *    chunk per DDP segment, PPID 1, U=1, delivered in DDP-SSN order
  *    (tagged ones that arrive early placed at once, RFC 5041 §5.3);
@@ -186,8 +186,9 @@ static inline void rddp_sock_release(struct socket *sock)
  *	(TX parks and calls it again once there is room), or the LLP's error
  * @tx_writeable: whether a write would find room now (TX parks when not;
  *	the LLP's write-space callback kicks it)
- * @tx_mark: the LLP's sequence number after the last octet written, for a
- *	WQE whose pages the LLP holds (zero copy) until it is acknowledged
+ * @tx_mark: the LLP's sequence number after the last octet written (in
+ *	the socket or held back by the LLP to write with the next ones), for
+ *	a WQE whose pages the LLP holds (zero copy) until it is acknowledged
  * @tx_acked: the LLP's sequence acknowledged by the peer so far;
  *	@watch: a zero-copy WQE is waiting, so have every acknowledgment
  *	call the write-space callback

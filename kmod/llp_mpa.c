@@ -10,9 +10,12 @@
  * sends them as one batch; a full socket parks the engine until
  * sk_write_space. Zero copy
  * (the device's tx_zcopy setting, on streams without CRC; see struct
- * rddp_stream_params): payload in pages TCP may reference goes out with
- * sendpage, the FPDU's own header, markers, pad and CRC are copied, and
- * the WQE completes once TCP's snd_una has passed it (qp_tx.c).
+ * rddp_stream_params): payload in pages TCP may reference is lent to it
+ * by reference, the FPDU's own header, markers, pad and CRC are copied
+ * into pages of the stream's, a run's FPDUs are staged as page references
+ * and reach TCP in one call too (compat.h: MSG_SPLICE_PAGES, or 6.1's
+ * sendpage), and the WQE completes once TCP's snd_una has passed it
+ * (qp_tx.c).
  *
  * RX runs in sk_data_ready (softirq) or in process context, always under
  * the socket lock: tcp_read_sock() hands each skb to the core's deframer in
@@ -95,9 +98,9 @@ static struct page *rddp_tx_lendable(const struct rddp_stream *s, const u8 *p)
 
 /*
  * Zero-copy write of the FPDU's spans from byte @skip, under one socket
- * lock: runs of copied spans with tcp_sendmsg_locked(), lendable pages
- * by reference (compat.h). Returns the bytes TCP took or its error if
- * none.
+ * lock, for an FPDU zero copy's stage cannot take: runs of copied spans
+ * with tcp_sendmsg_locked(), lendable pages by reference (compat.h).
+ * Returns the bytes TCP took or its error if none.
  */
 static int rddp_tx_write_zc(struct rddp_stream *s, u32 skip, int flags,
 			    bool more)
@@ -182,13 +185,13 @@ static u32 rddp_mpa_tx_unstaged(struct rddp_stream *s, u32 sent)
 }
 
 /*
- * Stage the current FPDU, whole, if it fits and lends TCP no page: a run's
- * FPDUs then reach TCP in one call. TCP transmits every full-sized segment
- * at the end of each call, MSG_MORE or not (it holds back only a partial
- * one), and each transmit is a device doorbell: FPDUs cut at the MSS and
- * written one by one leave one by one, a 4 KiB Write as three packets.
- * Staging copies what TCP would copy from the MR anyway; a page lent for
- * zero copy stays lent. Return: whether the FPDU is staged.
+ * Stage the current FPDU, whole, if it fits (copying; zero copy has a
+ * stage of its own, below): a run's FPDUs then reach TCP in one call.
+ * TCP transmits every full-sized segment at the end of each call,
+ * MSG_MORE or not (it holds back only a partial one), and each transmit
+ * is a device doorbell: FPDUs cut at the MSS and written one by one leave
+ * one by one, a 4 KiB Write as three packets. Staging copies what TCP
+ * would copy from the MR anyway. Return: whether the FPDU is staged.
  */
 static bool rddp_mpa_tx_stage(struct rddp_stream *s)
 {
@@ -197,9 +200,6 @@ static bool rddp_mpa_tx_stage(struct rddp_stream *s)
 
 	if (s->tx_fpdu_sent || f->len > RDDP_TX_STAGE - at)
 		return false;
-	for (i = 0; s->p.tx_zcopy && i < f->nr_spans; i++)
-		if (rddp_tx_lendable(s, f->span[i].base))
-			return false;
 	if (!s->tx_stage) {
 		s->tx_stage = kvmalloc(RDDP_TX_STAGE, GFP_KERNEL | __GFP_NOWARN);
 		if (!s->tx_stage)
@@ -214,6 +214,198 @@ static bool rddp_mpa_tx_stage(struct rddp_stream *s)
 	return true;
 }
 
+/* ---- zero copy's stage ---- */
+
+/* Drop the page references of @s->tx_zv[@from..@to). */
+static void rddp_mpa_zc_put(struct rddp_stream *s, u32 from, u32 to)
+{
+	for (; from < to; from++)
+		put_page(s->tx_zv[from].bv_page);
+}
+
+/*
+ * Copy @len octets (at most a page) from @p into the stream's copy page,
+ * described by @bv, which holds a reference on it. A page once left is
+ * never written again: TCP may still hold it, and lets it go when the
+ * octets are acknowledged.
+ */
+static int rddp_mpa_zc_copy(struct rddp_stream *s, const u8 *p, u32 len,
+			    struct bio_vec *bv)
+{
+	if (!s->tx_zpage || len > PAGE_SIZE - s->tx_zpage_off) {
+		struct page *page = alloc_page(GFP_KERNEL | __GFP_NOWARN);
+
+		if (!page)
+			return -ENOMEM;
+		if (s->tx_zpage)
+			put_page(s->tx_zpage);
+		s->tx_zpage = page;
+		s->tx_zpage_off = 0;
+	}
+	memcpy(page_address(s->tx_zpage) + s->tx_zpage_off, p, len);
+	get_page(s->tx_zpage);
+	bvec_set_page(bv, s->tx_zpage, len, s->tx_zpage_off);
+	s->tx_zpage_off += len;
+	return 0;
+}
+
+/*
+ * One span of the FPDU onto the stage: page by page, each page lent if it
+ * may be (rddp_tx_lendable(), then referenced until TCP has it), else its
+ * octets copied. Adds the octets lent to @lent. Return: 0, -ENOSPC when
+ * the stage's bio_vecs are used up, or -ENOMEM.
+ */
+static int rddp_mpa_zc_span(struct rddp_stream *s, const struct rddp_span *sp,
+			    u32 *lent)
+{
+	const u8 *p = sp->base;
+	u32 len = sp->len, n;
+	struct page *page;
+	struct bio_vec *bv;
+	int ret;
+
+	while (len) {
+		if (s->tx_zv_nr == RDDP_TX_ZC_VECS)
+			return -ENOSPC;
+		bv = &s->tx_zv[s->tx_zv_nr];
+		page = rddp_tx_lendable(s, p);
+		if (page) {
+			n = min_t(u32, len, PAGE_SIZE - offset_in_page(p));
+			get_page(page);
+			bvec_set_page(bv, page, n, offset_in_page(p));
+			*lent += n;
+		} else {
+			n = min_t(u32, len, PAGE_SIZE);
+			ret = rddp_mpa_zc_copy(s, p, n, bv);
+			if (ret)
+				return ret;
+		}
+		s->tx_zv_nr++;
+		p += n;
+		len -= n;
+	}
+	return 0;
+}
+
+/*
+ * Stage the current FPDU whole, its lent pages by reference. A WQE with a
+ * lent page completes once TCP's ACK passes tx_mark, which counts what is
+ * staged. Return: 0 when staged, -ENOSPC when the stage has no room for
+ * it, or -ENOMEM; nothing is staged then.
+ */
+static int rddp_mpa_zc_stage(struct rddp_stream *s)
+{
+	const struct rddp_fpdu *f = s->tx_fpdu;
+	u32 nr = s->tx_zv_nr, lent = 0, i;
+	int ret = 0;
+
+	if (f->len > RDDP_TX_STAGE - s->tx_stage_len)
+		return -ENOSPC;
+	if (!s->tx_zv) {
+		s->tx_zv = kvmalloc_array(RDDP_TX_ZC_VECS, sizeof(*s->tx_zv),
+					  GFP_KERNEL | __GFP_NOWARN);
+		if (!s->tx_zv)
+			return -ENOMEM;
+	}
+	for (i = 0; i < f->nr_spans && !ret; i++)
+		ret = rddp_mpa_zc_span(s, &f->span[i], &lent);
+	if (ret) {
+		rddp_mpa_zc_put(s, nr, s->tx_zv_nr);
+		s->tx_zv_nr = nr;
+		return ret;
+	}
+	if (lent) {
+		s->tx_lent = true;
+		rddp_stat_add(s->qp->rdev, RDDP_STAT_TX_ZCOPY_BYTES, lent);
+	}
+	s->tx_stage_len += f->len;
+	s->tx_fpdu_sent = f->len;
+	return 0;
+}
+
+/*
+ * Write zero copy's stage's rest, in one call (@flags: MSG_*): the pages
+ * TCP took whole lose our reference. Return: 0 when all of it is in the
+ * socket, -EAGAIN when the socket is full, or its error.
+ */
+static int rddp_mpa_zc_unstage(struct rddp_stream *s, int flags)
+{
+	struct sock *sk = s->sock->sk;
+	u32 done = s->tx_zv_done;
+	int ret;
+
+	if (done == s->tx_zv_nr)
+		return 0;
+	lock_sock(sk);
+	ret = rddp_tcp_lend_bvecs_locked(sk, s->tx_zv + done,
+					 s->tx_zv_nr - done, s->tx_zv_off,
+					 flags | MSG_NOSIGNAL);
+	release_sock(sk);
+	if (ret < 0)
+		return ret;
+	s->tx_stage_sent += ret;
+	ret += s->tx_zv_off;
+	while (done < s->tx_zv_nr && ret >= s->tx_zv[done].bv_len) {
+		ret -= s->tx_zv[done].bv_len;
+		put_page(s->tx_zv[done].bv_page);
+		done++;
+	}
+	s->tx_zv_done = done;
+	s->tx_zv_off = ret;
+	if (done < s->tx_zv_nr)
+		return -EAGAIN;
+	s->tx_zv_nr = 0;
+	s->tx_zv_done = 0;
+	s->tx_stage_len = 0;
+	s->tx_stage_sent = 0;
+	return 0;
+}
+
+/* What the stage holds, written or not, and the copy page: at close. */
+static void rddp_mpa_zc_release(struct rddp_stream *s)
+{
+	if (s->tx_zv)
+		rddp_mpa_zc_put(s, s->tx_zv_done, s->tx_zv_nr);
+	s->tx_zv_nr = 0;
+	s->tx_zv_done = 0;
+	s->tx_zv_off = 0;
+	if (s->tx_zpage)
+		put_page(s->tx_zpage);
+	s->tx_zpage = NULL;
+}
+
+/*
+ * Zero copy's write: the FPDU staged, and the stage written in one call
+ * at the run's last FPDU (!@more), when the FPDU finds it full, or at
+ * tx_push. An FPDU the stage cannot take (too long, no memory, tx_batch
+ * off) goes alone once the stage is out.
+ */
+static int rddp_mpa_zc_write(struct rddp_stream *s, bool more, int flags)
+{
+	struct rddp_fpdu *f = s->tx_fpdu;
+	int ret;
+
+	if (!s->tx_fpdu_sent && s->p.tx_batch) {
+		ret = rddp_mpa_zc_stage(s);
+		if (ret == -ENOSPC && s->tx_stage_len) {
+			ret = rddp_mpa_zc_unstage(s, flags | MSG_MORE);
+			if (ret)
+				return ret;
+			rddp_mpa_zc_stage(s);
+		}
+	}
+	if (s->tx_fpdu_sent == f->len)	/* staged */
+		return more ? 0 : rddp_mpa_zc_unstage(s, flags);
+	ret = rddp_mpa_zc_unstage(s, flags | MSG_MORE);
+	if (ret)
+		return ret;
+	ret = rddp_tx_write_zc(s, s->tx_fpdu_sent, flags, more);
+	if (ret < 0)
+		return ret;
+	s->tx_fpdu_sent += ret;
+	return s->tx_fpdu_sent == f->len ? 0 : -EAGAIN;
+}
+
 /*
  * Write the stage's rest alone (@flags: MSG_*). Return: 0 when all of it
  * is in the socket, -EAGAIN when the socket is full, or its error.
@@ -224,6 +416,8 @@ static int rddp_mpa_tx_unstage(struct rddp_stream *s, int flags)
 	struct kvec v;
 	int ret;
 
+	if (s->p.tx_zcopy)
+		return rddp_mpa_zc_unstage(s, flags);
 	if (s->tx_stage_len == s->tx_stage_sent)
 		return 0;
 	v.iov_base = s->tx_stage + s->tx_stage_sent;
@@ -252,16 +446,10 @@ static int rddp_mpa_tx_write(struct rddp_stream *s, bool more, bool block)
 	if (!block)
 		msg.msg_flags |= MSG_DONTWAIT;
 	more = more && s->p.tx_batch;
+	if (s->p.tx_zcopy)
+		return rddp_mpa_zc_write(s, more, msg.msg_flags);
 	if (more && rddp_mpa_tx_stage(s))
 		return 0;
-	if (s->p.tx_zcopy) {
-		/* its own call: lent pages go by another one (compat.h) */
-		ret = rddp_mpa_tx_unstage(s, msg.msg_flags | MSG_MORE);
-		if (ret)
-			return ret;
-		ret = rddp_tx_write_zc(s, skip, msg.msg_flags, more);
-		goto out;
-	}
 	if (s->tx_stage_len) {
 		s->tx_vec[0].iov_base = s->tx_stage + s->tx_stage_sent;
 		s->tx_vec[0].iov_len = s->tx_stage_len - s->tx_stage_sent;
@@ -286,7 +474,6 @@ static int rddp_mpa_tx_write(struct rddp_stream *s, bool more, bool block)
 	ret = kernel_sendmsg(s->sock, &msg, s->tx_vec, n, len);
 	if (ret > 0)
 		ret = rddp_mpa_tx_unstaged(s, ret);
-out:
 	if (ret < 0)
 		return ret;
 	s->tx_fpdu_sent += ret;
@@ -313,10 +500,14 @@ static bool rddp_mpa_tx_writeable(struct rddp_stream *s)
 	return sk_stream_is_writeable(s->sock->sk);
 }
 
-/* TCP's write_seq: the sequence after the last octet in the socket. */
+/*
+ * The sequence the last octet written so far will end at: TCP's write_seq
+ * (after the last octet in the socket) and what the stage holds unwritten.
+ */
 static u32 rddp_mpa_tx_mark(struct rddp_stream *s)
 {
-	return READ_ONCE(tcp_sk(s->sock->sk)->write_seq);
+	return READ_ONCE(tcp_sk(s->sock->sk)->write_seq) +
+	       (s->tx_stage_len - s->tx_stage_sent);
 }
 
 /* SOCK_NOSPACE is set before snd_una is read: an ACK after the read finds it. */
@@ -587,6 +778,7 @@ static void rddp_mpa_close(struct rddp_stream *s, bool graceful)
 	} else {
 		rddp_sock_release(s->sock);
 	}
+	rddp_mpa_zc_release(s);
 	s->sock = NULL;
 }
 

@@ -13,8 +13,8 @@
  *
  * Zero copy (the device's tx_zcopy setting, on streams without CRC; see
  * struct rddp_stream_params; the writing is llp_mpa.c's): payload in pages
- * TCP may reference goes out with sendpage, the FPDU's own header, markers,
- * pad and CRC are copied. A Write or Send sent so completes only when the
+ * TCP may reference is lent to it by reference, the FPDU's own header,
+ * markers, pad and CRC are copied. A Write or Send sent so completes only when the
  * LLP reports its last octet acknowledged (tx_mark, tx_acked): until then
  * a retransmission reads the application's buffer, which the completion
  * hands back. Writes and Sends below RDDP_TX_ZCOPY_MIN are copied: they

@@ -72,6 +72,7 @@ static void rddp_stream_free_rcu(struct rcu_head *rcu)
 	struct rddp_stream *s = container_of(rcu, struct rddp_stream, rcu);
 
 	kvfree(s->tx_stage);
+	kvfree(s->tx_zv);	/* its references went with the LLP's close */
 	kvfree(s->tx_copy);
 	kvfree(s->sqw);
 	kfree(s->irq);

@@ -73,6 +73,15 @@
  */
 #define RDDP_TX_STAGE	(32 * 1024)
 
+/*
+ * Zero copy's stage (llp_mpa.c): the same RDDP_TX_STAGE octets, held as
+ * page references: a run's FPDUs reach TCP in one call with the pages
+ * they lend. Each FPDU takes a bio_vec per page its lent payload touches
+ * and per page-sized piece of the octets it copies (header, markers, pad,
+ * CRC): 128 hold the 23 FPDUs of 32 KiB at a 1500-octet MSS with room.
+ */
+#define RDDP_TX_ZC_VECS	128
+
 /**
  * struct rddp_read - a Read Request we sent (ORQ) or received (IRQ)
  * @req: the Read Request header
@@ -285,8 +294,19 @@ struct rddp_stream_params {
  * @tx_stage: TX, MPA: whole FPDUs written with @more, copied here until
  *	the next write without it or tx_push (llp_mpa.c); RDDP_TX_STAGE
  *	octets, allocated by TX on first use, freed with the stream
- * @tx_stage_len: TX, MPA: octets in @tx_stage
+ * @tx_stage_len: TX, MPA: octets in @tx_stage, or in @tx_zv with zero copy
  * @tx_stage_sent: TX, MPA: of those, octets already in the socket
+ * @tx_zv: TX, MPA with zero copy: the stage as RDDP_TX_ZC_VECS bio_vecs,
+ *	each holding a reference on its page until TCP has taken the page
+ *	(llp_mpa.c); allocated by TX on first use, freed with the stream,
+ *	the references dropped by the LLP's close
+ * @tx_zv_nr: TX: bio_vecs in @tx_zv
+ * @tx_zv_done: TX: of those, the ones TCP took whole
+ * @tx_zv_off: TX: octets TCP took of @tx_zv[@tx_zv_done]
+ * @tx_zpage: TX: the page zero copy's stage copies octets into that it
+ *	does not lend (header, markers, pad, CRC, the stream's own memory);
+ *	a full one is left to the references its bio_vecs and TCP hold
+ * @tx_zpage_off: TX: octets of @tx_zpage used
  * @rx_mpa: RX: the MPA deframer (llp_mpa.c)
  * @rx_stopped: RX: the stream stopped; nothing more is read
  * @rx_rtr_pending: RX, responder: the first message is the RTR
@@ -395,6 +415,12 @@ struct rddp_stream {
 	u8 *tx_stage;
 	u32 tx_stage_len;
 	u32 tx_stage_sent;
+	struct bio_vec *tx_zv;
+	u32 tx_zv_nr;
+	u32 tx_zv_done;
+	u32 tx_zv_off;
+	struct page *tx_zpage;
+	u32 tx_zpage_off;
 
 	/* ---- RX (socket lock) ---- */
 	struct rddp_mpa_rx rx_mpa;

@@ -188,6 +188,34 @@ t_like "CRC on: no zero-copy TX (tx_zcopy_bytes)" '^0$' rddp_counter tx_zcopy_by
 t_run "rdma link delete" rdma link delete rddp0
 t_run "rmmod rddp" rmmod rddp
 # Under RDDP_RDMA_SMP, mpa_crc=0 alone: its zero copy.
+
+# zc_batched: zero copy's stage (llp_mpa.c) hands a run's FPDUs to TCP in
+# one call with the pages they lend, and TCP transmits what one call gave
+# it as one batch. At lo's MTU of 1500 a 128 KiB Write is about 90 FPDUs
+# of an MSS (RFC 5044 §4.5); written one call each, as before the stage,
+# each left as a transmit of its own (a doorbell each on a real link).
+# /proc/net/snmp counts TCP's segments (Tcp OutSegs) and the skbs it
+# hands down (Ip OutRequests, before GSO cuts them): over 300 Writes,
+# both ends, segments minus transmits per Write is what left in batches
+# (ACKs are one of each); judged at least 40 of the 90.
+net_out() { # TCP segments and IP transmits sent so far
+	awk '$1 == "Tcp:" && $2 ~ /^[0-9]/ { s = $12 }
+		$1 == "Ip:" && $2 ~ /^[0-9]/ { i = $11 }
+		END { print s, i }' /proc/net/snmp
+}
+zc_batched() {
+	local s0 i0 s1 i1 rc n=300 per
+	ip link set lo mtu 1500 || return 1
+	read -r s0 i0 <<<"$(net_out)"
+	perf_pair ib_write_bw -s 131072 -n $n >/tmp/zc-batched.log 2>&1
+	rc=$?
+	read -r s1 i1 <<<"$(net_out)"
+	ip link set lo mtu 65536
+	per=$(((s1 - s0 - (i1 - i0)) / n))
+	echo "batched $per segments per 128 KiB Write ($((s1 - s0)) segments, $((i1 - i0)) transmits, $n Writes)"
+	[ "$rc" -eq 0 ] || tail -5 /tmp/zc-batched.log
+	[ "$rc" -eq 0 ] && [ "$per" -ge 40 ]
+}
 mpa_params="mpa_rev=1 mpa_markers=1 mpa_crc=0"
 full || mpa_params=mpa_crc=0
 for params in $mpa_params; do
@@ -202,6 +230,8 @@ for params in $mpa_params; do
 		# Without CRC, payload pages go to TCP by reference; Writes and
 		# Sends complete once TCP has acknowledged them.
 		t_like "ib_write_bw 64 KiB with $params" '65536 +[0-9]+' perf_pair ib_write_bw -s 65536 -n 200
+		t_like "$params: a run's FPDUs reach TCP together with the pages they lend" \
+			'^batched [0-9]+ ' zc_batched
 		t_like "data integrity on 16 QPs with $params (zero copy)" ' 0 bad' integrity 16
 		t_run "$params: TX lent pages to TCP (tx_zcopy_bytes > 1 MiB)" \
 			rddp_counter_above tx_zcopy_bytes 1048576

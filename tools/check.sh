@@ -472,10 +472,13 @@ for t in "${uml_tests[@]}"; do
 	[[ " ${queue[*]} " == *" uml $t "* ]] || rddp_die "check.sh: $t is in no lane's queue"
 done
 echo "0 $((${#queue[@]} - 1))" >"$logdir/queue"
-# queue_left: some job of the queue is not taken yet.
+# queue_left: some job of the queue is not taken yet. Read under the
+# queue's lock: run_queue rewrites the file in place, and a read between
+# its truncation and its write found it empty ("[: : integer expression
+# expected").
 queue_left() {
 	local first last
-	read -r first last <"$logdir/queue"
+	read -r first last <<<"$(flock "$logdir/.queue.lock" cat "$logdir/queue")"
 	[ "$first" -le "$last" ]
 }
 # run_queue front|back [N]: the queue's jobs from that end, one at a time,

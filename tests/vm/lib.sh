@@ -137,6 +137,32 @@ perf_retry() { # CMD...
 	return 1
 }
 
+# net_counters: this guest's IP transmits (Ip: OutRequests: one per skb
+# handed down, before GSO cuts it into segments), TCP segments out and in
+# (Tcp: OutSegs, InSegs) so far, in net_ipout, net_segs and net_insegs.
+# Builtins only, so that a guest can read them during a timed job without
+# a fork; in /proc/net/snmp a line naming the columns precedes the line of
+# their values, both with the same tag.
+net_counters() {
+	local -a f h=()
+	local i
+	net_ipout=0 net_segs=0 net_insegs=0
+	while read -ra f; do
+		if [ "${h[0]:-}" != "${f[0]:-}" ]; then
+			h=("${f[@]}")
+			continue
+		fi
+		for i in "${!h[@]}"; do
+			case ${h[0]}${h[i]} in
+			Ip:OutRequests) net_ipout=${f[i]} ;;
+			Tcp:OutSegs) net_segs=${f[i]} ;;
+			Tcp:InSegs) net_insegs=${f[i]} ;;
+			esac
+		done
+		h=()
+	done </proc/net/snmp
+}
+
 # rddp_counter NAME: rddp0's device counter NAME (rddpctl stats, summed
 # over CPUs); rddp_counter_above NAME MIN: it exceeds MIN.
 rddp_counter() { /rddp/build/cmake/userspace/rddpctl/rddpctl -j stats rddp0 | jq -e ".[0].$1"; }

@@ -198,18 +198,15 @@ t_run "rmmod rddp" rmmod rddp
 # hands down (Ip OutRequests, before GSO cuts them): over 300 Writes,
 # both ends, segments minus transmits per Write is what left in batches
 # (ACKs are one of each); judged at least 40 of the 90.
-net_out() { # TCP segments and IP transmits sent so far
-	awk '$1 == "Tcp:" && $2 ~ /^[0-9]/ { s = $12 }
-		$1 == "Ip:" && $2 ~ /^[0-9]/ { i = $11 }
-		END { print s, i }' /proc/net/snmp
-}
 zc_batched() {
 	local s0 i0 s1 i1 rc n=300 per
 	ip link set lo mtu 1500 || return 1
-	read -r s0 i0 <<<"$(net_out)"
+	net_counters
+	s0=$net_segs i0=$net_ipout
 	perf_pair ib_write_bw -s 131072 -n $n >/tmp/zc-batched.log 2>&1
 	rc=$?
-	read -r s1 i1 <<<"$(net_out)"
+	net_counters
+	s1=$net_segs i1=$net_ipout
 	ip link set lo mtu 65536
 	per=$(((s1 - s0 - (i1 - i0)) / n))
 	echo "batched $per segments per 128 KiB Write ($((s1 - s0)) segments, $((i1 - i0)) transmits, $n Writes)"

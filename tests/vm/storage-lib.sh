@@ -86,8 +86,11 @@ fio_job() {
 		 $j.error] | @tsv' "$json"
 }
 
-# tcp_segs: TCP's segments out and in so far (/proc/net/snmp), one line.
-tcp_segs() { awk '$1 == "Tcp:" && $2 ~ /^[0-9]/ { print $12, $11 }' /proc/net/snmp; }
+# tcp_segs: TCP's segments out and in so far (lib.sh's net_counters), one line.
+tcp_segs() {
+	net_counters
+	echo "$net_segs $net_insegs"
+}
 
 # figures: fio_job's summary line in words.
 figures() { awk '{ printf "%s IOPS, %s MB/s, p50 %s us, p99 %s us, %s CPU-us/IO", $1, $2, $3, $4, $5 }'; }

@@ -88,41 +88,18 @@ _storage_wait() {
 	return 1
 }
 
-# _storage_net: this guest's IP transmits (Ip: OutRequests) and TCP
-# segments out (Tcp: OutSegs) so far, in _storage_ipout and _storage_segs;
-# builtins only (in /proc/net/snmp a line naming the columns precedes the
-# line of their values, both with the same tag).
-_storage_net() {
-	local -a f h=()
-	local i
-	_storage_ipout=0 _storage_segs=0
-	while read -ra f; do
-		if [ "${h[0]:-}" != "${f[0]:-}" ]; then
-			h=("${f[@]}")
-			continue
-		fi
-		for i in "${!h[@]}"; do
-			case ${h[0]}${h[i]} in
-			Ip:OutRequests) _storage_ipout=${f[i]} ;;
-			Tcp:OutSegs) _storage_segs=${f[i]} ;;
-			esac
-		done
-		h=()
-	done </proc/net/snmp
-}
-
 # Guest a: fio_job's hooks (tests/vm/storage-lib.sh), in the subshell that
 # runs fio_job: the counters read in the first are the second's start.
 storage_job_begin() { # NAME: once b has read its clock
 	_storage_wait "/results/storage-ready-$1" 600 ||
 		echo "# $1: the target's guest was not ready in 600 s" >&2
-	_storage_net
-	_storage_ip0=$_storage_ipout _storage_seg0=$_storage_segs
+	net_counters
+	_storage_ip0=$net_ipout _storage_seg0=$net_segs
 }
 storage_job_end() { # NAME TICKS: b's ticks over the job
 	local t='' bip='' bseg='' aip aseg ios
-	_storage_net
-	aip=$((_storage_ipout - _storage_ip0)) aseg=$((_storage_segs - _storage_seg0))
+	net_counters
+	aip=$((net_ipout - _storage_ip0)) aseg=$((net_segs - _storage_seg0))
 	: >"/results/storage-done-$1"
 	_storage_wait "/results/storage-cpu-$1" 120 && read -r t bip bseg <"/results/storage-cpu-$1"
 	[ -n "$t" ] || return 1
@@ -136,14 +113,14 @@ serve_jobs() {
 	local name c0 c1 ip0 seg0
 	for name in $(storage_names "$1" "$2"); do
 		c0=$(cpu_busy)
-		_storage_net
-		ip0=$_storage_ipout seg0=$_storage_segs
+		net_counters
+		ip0=$net_ipout seg0=$net_segs
 		: >"/results/storage-ready-$name"
 		_storage_wait "/results/storage-done-$name" $((fio_bound + 600)) ||
 			echo "# $name: no end from guest a" >&2
-		_storage_net
+		net_counters
 		c1=$(cpu_busy)
-		echo "$((c1 - c0)) $((_storage_ipout - ip0)) $((_storage_segs - seg0))" \
+		echo "$((c1 - c0)) $((net_ipout - ip0)) $((net_segs - seg0))" \
 			>"/results/storage-cpu-$name.tmp" &&
 			mv "/results/storage-cpu-$name.tmp" "/results/storage-cpu-$name"
 	done

@@ -84,11 +84,6 @@ fi
 # Two RAM disks of twice the region fio uses: the NVMe namespace, the LUN.
 t_run "modprobe brd (2 x $((2 * size_mib)) MiB)" modprobe brd rd_nr=2 rd_size=$((2 * size_mib * 1024))
 
-# ip_out: the IP packets this guest has handed down so far (/proc/net/snmp's
-# Ip OutRequests): one per skb TCP transmits, before GSO cuts it into
-# segments, so several segments sent as one batch count once.
-ip_out() { awk '$1 == "Ip:" && $2 ~ /^[0-9]/ { print $11 }' /proc/net/snmp; }
-
 # segments_per_read DRV TARGET: TCP segments and IP transmits (both ends)
 # per NVMe-oF 4 KiB read at queue depth 1, over 2048 reads, at lo's MTU
 # of 1500 (smoke: below), where the target's answer, an RDMA Write and
@@ -106,14 +101,16 @@ ip_out() { awk '$1 == "Ip:" && $2 ~ /^[0-9]/ { print $11 }' /proc/net/snmp; }
 # shown beside them.
 segments_per_read() {
 	local drv=$1 target=$2 s0 s1 i0 i1 r ios per xmit
-	s0=$(tcp_segs) i0=$(ip_out)
+	net_counters
+	s0=$net_segs i0=$net_ipout
 	r=$(fio_job "segs-$drv" "$target" --rw=randread --bs=4k --iodepth=1 --io_size=8M) || {
 		t_fail "$drv nvme: TCP segments per 4 KiB read" "$r"
 		return
 	}
-	s1=$(tcp_segs) i1=$(ip_out)
+	net_counters
+	s1=$net_segs i1=$net_ipout
 	ios=$(jq '.jobs[0].read.total_ios' "/tmp/fio-segs-$drv.json")
-	per=$(awk -v a="${s0%% *}" -v b="${s1%% *}" -v n="$ios" 'BEGIN { printf "%.2f", n ? (b - a) / n : 99 }')
+	per=$(awk -v a="$s0" -v b="$s1" -v n="$ios" 'BEGIN { printf "%.2f", n ? (b - a) / n : 99 }')
 	xmit=$(awk -v a="$i0" -v b="$i1" -v n="$ios" 'BEGIN { printf "%.2f", n ? (b - a) / n : 99 }')
 	name="$drv nvme: TCP segments per 4 KiB read at depth 1 and MTU 1500: $per ($ios reads)"
 	if [[ $drv != rddp* ]] || awk -v p="$per" 'BEGIN { exit !(p <= 6.5) }'; then

@@ -89,7 +89,7 @@ integrity_trace() { # on|off|show
 	on | off)
 		[ "$1" = off ] || : >$tr/trace
 		for f in $tr/events/rddp/rddp_cm_*/enable $tr/events/rddp/rddp_mpa_*/enable; do
-			echo $((${#1} == 2)) >"$f"
+			if [ "$1" = on ]; then echo 1; else echo 0; fi >"$f"
 		done
 		;;
 	show) grep -v '^#' $tr/trace | tail -6 ;;
@@ -187,7 +187,6 @@ t_like "CRC on: no zero-copy TX (tx_zcopy_bytes)" '^0$' rddp_counter tx_zcopy_by
 # The MPA options: revision 1, markers required by one side, no CRC.
 t_run "rdma link delete" rdma link delete rddp0
 t_run "rmmod rddp" rmmod rddp
-# Under RDDP_RDMA_SMP, mpa_crc=0 alone: its zero copy.
 
 # zc_batched: zero copy's stage (llp_mpa.c) hands a run's FPDUs to TCP in
 # one call with the pages they lend, and TCP transmits what one call gave
@@ -213,6 +212,8 @@ zc_batched() {
 	[ "$rc" -eq 0 ] || tail -5 /tmp/zc-batched.log
 	[ "$rc" -eq 0 ] && [ "$per" -ge 40 ]
 }
+
+# Under RDDP_RDMA_SMP, mpa_crc=0 alone: its zero copy.
 mpa_params="mpa_rev=1 mpa_markers=1 mpa_crc=0"
 full || mpa_params=mpa_crc=0
 for params in $mpa_params; do

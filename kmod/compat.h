@@ -86,39 +86,6 @@ static inline void rddp_mark_name_assigned_by_user(struct ib_device *ibdev)
 #endif
 
 /**
- * rddp_tcp_lend_page_locked() - hand @len bytes of @page to TCP by reference
- * @sk: a TCP socket, locked by the caller
- * @page: the page; TCP holds a reference on it until the bytes are
- *	acknowledged, and its contents must not change until then
- * @offset: where in @page the bytes start
- * @len: how many bytes, within @page
- * @flags: MSG_* flags; MSG_MORE: more bytes of this message follow
- *
- * 6.1's kernel_sendpage_locked() (MSG_SENDPAGE_NOTLAST: more pages follow)
- * is gone since 6.5: tcp_sendmsg_locked() splices pages from a bio_vec
- * with MSG_SPLICE_PAGES, and copies them on a route that cannot gather.
- *
- * Return: the bytes TCP took, or a negative errno.
- */
-static inline int rddp_tcp_lend_page_locked(struct sock *sk,
-					    struct page *page, int offset,
-					    size_t len, int flags)
-{
-#ifdef RDDP_HAVE_KERNEL_SENDPAGE_LOCKED
-	if (flags & MSG_MORE)
-		flags |= MSG_SENDPAGE_NOTLAST;
-	return kernel_sendpage_locked(sk, page, offset, len, flags);
-#else
-	struct msghdr msg = { .msg_flags = flags | MSG_SPLICE_PAGES };
-	struct bio_vec bv;
-
-	bvec_set_page(&bv, page, len, offset);
-	iov_iter_bvec(&msg.msg_iter, ITER_SOURCE, &bv, 1, len);
-	return tcp_sendmsg_locked(sk, &msg, len);
-#endif
-}
-
-/**
  * rddp_tcp_lend_bvecs_locked() - hand the pages of @bv to TCP by reference,
  *	in one batch
  * @sk: a TCP socket, locked by the caller
@@ -129,10 +96,13 @@ static inline int rddp_tcp_lend_page_locked(struct sock *sk,
  * @skip: bytes of @bv already written
  * @flags: MSG_* flags; MSG_MORE: more bytes of this message follow
  *
- * Since 6.5 one tcp_sendmsg_locked() splices them all (MSG_SPLICE_PAGES)
- * and pushes once, at its end. 6.1 takes one kernel_sendpage_locked() per
- * page: MSG_SENDPAGE_NOTLAST on all but the last keeps TCP from pushing
- * before it, so TCP still transmits the batch once.
+ * 6.1's kernel_sendpage_locked() (MSG_SENDPAGE_NOTLAST: more pages follow)
+ * is gone since 6.5: tcp_sendmsg_locked() splices pages from a bio_vec
+ * with MSG_SPLICE_PAGES, and copies them on a route that cannot gather.
+ * There one call takes them all and pushes once, at its end; 6.1 takes a
+ * kernel_sendpage_locked() per page, MSG_SENDPAGE_NOTLAST on all but the
+ * last keeping TCP from pushing before it, so TCP still transmits the
+ * batch once. One page is a batch of one.
  *
  * Return: the bytes TCP took (fewer when the socket filled), or a negative
  * errno if none.

@@ -125,13 +125,14 @@ static int rddp_tx_write_zc(struct rddp_stream *s, u32 skip, int flags,
 		}
 		page = rddp_tx_lendable(s, p);
 		if (page) {
-			u32 poff = offset_in_page(p);
+			struct bio_vec bv;
 
-			want = min_t(u32, len, PAGE_SIZE - poff);
+			want = min_t(u32, len, PAGE_SIZE - offset_in_page(p));
 			fl = flags | MSG_MORE;
 			if (!more && want == len && i + 1 == f->nr_spans)
 				fl = flags;
-			ret = rddp_tcp_lend_page_locked(sk, page, poff, want, fl);
+			bvec_set_page(&bv, page, want, offset_in_page(p));
+			ret = rddp_tcp_lend_bvecs_locked(sk, &bv, 1, 0, fl);
 			if (ret > 0) {
 				s->tx_lent = true;
 				rddp_stat_add(s->qp->rdev, RDDP_STAT_TX_ZCOPY_BYTES,

@@ -14,14 +14,14 @@
  * Zero copy (the device's tx_zcopy setting, on streams without CRC; see
  * struct rddp_stream_params; the writing is llp_mpa.c's): payload in pages
  * TCP may reference is lent to it by reference, the FPDU's own header,
- * markers, pad and CRC are copied. A Write or Send sent so completes only when the
- * LLP reports its last octet acknowledged (tx_mark, tx_acked): until then
- * a retransmission reads the application's buffer, which the completion
- * hands back. Writes and Sends below RDDP_TX_ZCOPY_MIN are copied: they
- * complete as soon as TCP holds them, where waiting for an ACK would cost
- * more than the copy saves (a peer that delays its ACKs holds them up to
- * 40 ms). Read Responses are never lent, nor read in place: each FPDU's
- * payload is copied out of the MR while it still answers to the STag
+ * markers, pad and CRC are copied. A Write or Send sent so completes only
+ * when the LLP reports its last octet acknowledged (tx_mark, tx_acked):
+ * until then a retransmission reads the application's buffer, which the
+ * completion hands back. Writes and Sends below RDDP_TX_ZCOPY_MIN are
+ * copied: they complete as soon as TCP holds them, where waiting for an ACK
+ * would cost more than the copy saves (a peer that delays its ACKs holds
+ * them up to 40 ms). Read Responses are never lent, nor read in place: each
+ * FPDU's payload is copied out of the MR while it still answers to the STag
  * (rddp_tx_copy(), mem.h), so that the peer never gets an octet written
  * after ibv_dereg_mr or an invalidation returned.
  */

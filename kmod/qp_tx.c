@@ -722,7 +722,9 @@ static bool rddp_tx_run_fpdus(struct rddp_stream *s, int budget)
 /*
  * The TX engine's run: FPDUs, then a push of what they held back. A push
  * that finds the socket full parks the engine like a write, and the run
- * after write_space pushes again (@tx_unpushed stays set).
+ * after write_space pushes again (@tx_unpushed stays set). Each push is a
+ * batch in the device's counters: tx_fpdus / tx_batches is how many FPDUs
+ * a run found to hand the LLP at once.
  */
 static bool rddp_tx_run(struct rddp_stream *s, int budget)
 {
@@ -738,6 +740,8 @@ static bool rddp_tx_run(struct rddp_stream *s, int budget)
 	s->tx_unpushed = false;
 	if (ret)
 		rddp_stream_error(s, RDDP_ERR_LLP_CLOSED, NULL, 0, 0, NULL);
+	else
+		rddp_stat_inc(s->qp->rdev, RDDP_STAT_TX_BATCHES);
 	return true;
 }
 

@@ -131,6 +131,9 @@ struct rddp_settings {
  *	was placed on arrival (RFC 5041 §5.3), only their header held
  * @RDDP_STAT_SCTP_RESEGMENTS: DDP segments SCTP refused as longer than the
  *	path carries after its MTU fell, built again at the lowered MULPDU
+ * @RDDP_STAT_TX_BATCHES: TX engine runs that wrote FPDUs, each ended by
+ *	one push of what the run held back (tx_fpdus / tx_batches: FPDUs the
+ *	LLP got per batch)
  * @RDDP_STAT_NUM: the number of counters
  *
  * Per CPU, bumped from any context with rddp_stat_add(); readers sum over
@@ -167,6 +170,7 @@ enum rddp_stat {
 	RDDP_STAT_SCTP_RX_HELD,
 	RDDP_STAT_SCTP_RX_PLACED_EARLY,
 	RDDP_STAT_SCTP_RESEGMENTS,
+	RDDP_STAT_TX_BATCHES,
 	RDDP_STAT_NUM
 };
 

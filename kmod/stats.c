@@ -44,6 +44,7 @@ static const struct rdma_stat_desc rddp_stat_descs[RDDP_STAT_NUM] = {
 	[RDDP_STAT_SCTP_RX_HELD] = { .name = "sctp_rx_held" },
 	[RDDP_STAT_SCTP_RX_PLACED_EARLY] = { .name = "sctp_rx_placed_early" },
 	[RDDP_STAT_SCTP_RESEGMENTS] = { .name = "sctp_resegments" },
+	[RDDP_STAT_TX_BATCHES] = { .name = "tx_batches" },
 };
 
 int rddp_stats_alloc(struct rddp_device *rdev)

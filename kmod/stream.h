@@ -179,7 +179,7 @@ struct rddp_term_info {
  * @ird: inbound Read Requests we accept
  * @ord: outbound Read Requests in flight
  * @tx_batch: a run's FPDUs in one send (MSG_MORE, MPA's stage)
- * @tx_zcopy: lend payload pages to TCP instead of copying them (sendpage):
+ * @tx_zcopy: lend payload pages to TCP instead of copying them (compat.h):
  *	the device's tx_zcopy setting, and only without CRC
  *	(rddp_stream_alloc() clears it with CRC). The CRC is computed when
  *	an FPDU is built, and a page that changes before TCP has sent it (a

@@ -123,6 +123,7 @@ enum rddp_stat_attr {
 	RDDP_A_STAT_SCTP_RX_HELD,	/* held: ahead of their DDP-SSN */
 	RDDP_A_STAT_SCTP_RX_PLACED_EARLY, /* of those, tagged: placed at once */
 	RDDP_A_STAT_SCTP_RESEGMENTS,	/* rebuilt smaller: path MTU fell */
+	RDDP_A_STAT_TX_BATCHES,		/* TX runs that wrote: one LLP push each */
 	__RDDP_A_STAT_MAX,
 };
 #define RDDP_A_STAT_MAX (__RDDP_A_STAT_MAX - 1)

@@ -98,11 +98,18 @@ t_run "modprobe brd (2 x $((2 * size_mib)) MiB)" modprobe brd rd_nr=2 rd_size=$(
 # doorbell each on a real link). Counts, not times: rddp's are judged
 # (segments at most 6.5, transmits at most 3.5: the command, the
 # answer, an ACK, and a delayed ACK now and then), siw's and TCP's are
-# shown beside them.
+# shown beside them. Over rddp the device's counters say why: each read is
+# two TX batches (tx_batches, qp_tx.c: a run that wrote, pushed once), the
+# command's and the whole answer's, 2.5 FPDUs each; judged at most 2.2
+# batches per read, where the answer's Write and Send in runs of their own
+# would make 3.
 segments_per_read() {
-	local drv=$1 target=$2 s0 s1 i0 i1 r ios per xmit
+	local drv=$1 target=$2 s0 s1 i0 i1 r ios per xmit b0='' f0='' batches
 	net_counters
 	s0=$net_segs i0=$net_ipout
+	if [[ $drv == rddp* ]]; then
+		b0=$(rddp_counter tx_batches) f0=$(rddp_counter tx_fpdus)
+	fi
 	r=$(fio_job "segs-$drv" "$target" --rw=randread --bs=4k --iodepth=1 --io_size=8M) || {
 		t_fail "$drv nvme: TCP segments per 4 KiB read" "$r"
 		return
@@ -123,6 +130,17 @@ segments_per_read() {
 		t_ok "$name"
 	else
 		t_fail "$name" "the answer's FPDUs left one transmit each (one for all when staged)"
+	fi
+	[[ $drv == rddp* ]] || return 0
+	batches=$(awk -v b0="$b0" -v b1="$(rddp_counter tx_batches)" -v f0="$f0" \
+		-v f1="$(rddp_counter tx_fpdus)" -v n="$ios" \
+		'BEGIN { if (b0 == "" || b1 == "" || !n || b1 == b0) print "none"
+			 else printf "%.2f (%.2f FPDUs each)", (b1 - b0) / n, (f1 - f0) / (b1 - b0) }')
+	name="$drv nvme: TX batches per 4 KiB read at depth 1: $batches"
+	if awk -v p="${batches%% *}" 'BEGIN { exit !(p != "none" && p <= 2.2) }'; then
+		t_ok "$name"
+	else
+		t_fail "$name" "2 a read when the answer's Write and Send leave in one run (3 apart)"
 	fi
 }
 

@@ -60,6 +60,20 @@ def read(paths):
 
 
 XMIT_FIELDS = ["a_ipout", "b_ipout", "a_segs", "b_segs"]
+# rddp's TX batches per guest (FPDUs, batches), where the line has them.
+BATCH_FIELDS = ["a_batch", "b_batch"]
+
+
+def fpdus_per_batch(fields):
+    """[a, b] FPDUs per batch from A_FPDUS A_BATCHES B_FPDUS B_BATCHES
+    ("-" where the driver is not rddp), None for what is missing."""
+    out = []
+    for fp, bt in (fields[0:2], fields[2:4]):
+        try:
+            out.append(float(fp) / float(bt) if float(bt) > 0 else None)
+        except (ValueError, TypeError):
+            out.append(None)
+    return out
 
 
 def read_xmit(paths):
@@ -87,19 +101,24 @@ def read_xmit(paths):
                 if key not in data:
                     data[key] = {}
                     order.append(key)
-                d = data[key].setdefault(drv, {k: [] for k in XMIT_FIELDS})
+                d = data[key].setdefault(drv, {k: [] for k in XMIT_FIELDS + BATCH_FIELDS})
                 for k, v in zip(XMIT_FIELDS, counts):
                     d[k].append(v / ios)
+                for k, v in zip(BATCH_FIELDS, fpdus_per_batch((p[8:12] + ["-"] * 4)[:4])):
+                    if v is not None:
+                        d[k].append(v)
     return data, order
 
 
 def xmit_table(data, order):
     out = ["Transmits per I/O: the IP packets each guest handed down (/proc/net/snmp's "
            "Ip: OutRequests, before GSO: a GSO batch counts once) and its TCP segments "
-           "(Tcp: OutSegs), over the job's I/Os; a runs fio (initiator), b the target.\n",
+           "(Tcp: OutSegs), over the job's I/Os; a runs fio (initiator), b the target; "
+           "and rddp's FPDUs per TX batch (tx_fpdus / tx_batches: what a QP's sender "
+           "found to hand TCP at once).\n",
            "| ULP | job | driver | rounds | a transmits/IO | b transmits/IO "
-           "| a TCP segs/IO | b TCP segs/IO |",
-           "|---|---|---|---:|---:|---:|---:|---:|"]
+           "| a TCP segs/IO | b TCP segs/IO | a FPDUs/batch | b FPDUs/batch |",
+           "|---|---|---|---:|---:|---:|---:|---:|---:|---:|"]
     for key in order:
         ulp, job = key
         drvs = [d for d in DRIVERS if d in data[key]]
@@ -107,7 +126,8 @@ def xmit_table(data, order):
         for drv in drvs:
             d = data[key][drv]
             out.append(f"| {ULPS.get(ulp, ulp)} | {job} | {drv} | {len(d['a_ipout'])} | "
-                       + " | ".join(f"{statistics.median(d[k]):.2f}" for k in XMIT_FIELDS) + " |")
+                       + " | ".join(f"{statistics.median(d[k]):.2f}" if d[k] else "-"
+                                    for k in XMIT_FIELDS + BATCH_FIELDS) + " |")
     return "\n".join(out) + "\n"
 
 

@@ -6,7 +6,8 @@
 # but no systemd, rpc.statd or client-tracking daemon: NFSv3 mounts use
 # nolock, NFSv4 gets a 10 s grace period.
 #
-#   nfsd_up SUBNET       rpcbind, exports, mountd, nfsd with `rdma 20049`
+#   nfsd_up SUBNET [THREADS]  rpcbind, exports, mountd, nfsd (THREADS
+#                        threads, default 4) with `rdma 20049`
 #   nfsd_down            nfsd stopped, daemons gone, exports dropped
 #   nfs_mount VERS IP [PROTO]  mount IP's export over RDMA (PROTO rdma, the
 #                        default) or TCP (tcp) at /mnt/nfs-VERS
@@ -17,14 +18,14 @@
 
 _nfs_export=/srv/nfs
 
-nfsd_up() { # SUBNET
+nfsd_up() { # SUBNET [THREADS]
 	mkdir -p $_nfs_export && mount -t tmpfs -o size=256m tmpfs $_nfs_export || return 1
 	modprobe -a nfsd rpcrdma || return 1
 	t_mounted /proc/fs/nfsd || mount -t nfsd nfsd /proc/fs/nfsd || return 1
 	echo "$_nfs_export $1(rw,no_root_squash,insecure,no_subtree_check,fsid=0)" >/etc/exports
 	# Before nfsd starts: a short grace period (no client tracking daemon).
 	echo 10 >/proc/fs/nfsd/nfsv4gracetime && echo 10 >/proc/fs/nfsd/nfsv4leasetime &&
-		rpcbind && exportfs -ra && rpc.mountd && rpc.nfsd 4 || return 1
+		rpcbind && exportfs -ra && rpc.mountd && rpc.nfsd "${2:-4}" || return 1
 	# The RDMA listener, as `rpc.nfsd --rdma` or nfs.conf's rdma=y do it.
 	echo "rdma 20049" >/proc/fs/nfsd/portlist || return 1
 	cat /proc/fs/nfsd/portlist

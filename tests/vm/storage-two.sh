@@ -21,6 +21,7 @@
 # 192.0.2.2:3260).
 #
 #   storage-two.sh DRIVER[,DRIVER...] [full|short|quick] [SECS [MIB]]
+#                  [KEY=VALUE...]
 #
 # DRIVER: rddp (CRC on), rddp-nocrc (mpa_crc=0), siw or tcp; several, in
 # turn in this boot, in the order given (rddp and siw are unloaded after
@@ -30,7 +31,20 @@
 # MB/s to 40 MB/s, and each ULP's region is written whole first); quick: per
 # ULP one fio job writing 8 MiB of random 4 KiB blocks and reading them
 # back verified (crc32c), on 16 MiB. (Guests get no environment from the
-# host: run.sh passes arguments only, hence SECS and MIB.)
+# host: run.sh passes arguments only, hence SECS, MIB and the options.)
+# Options, for experiments by hand (make bench passes none):
+#   ulps=ULP[,ULP...]    of nvme, nfs, iscsi (default all three)
+#   jobs=JOB[,JOB...]    the workloads of those names only (storage-lib.sh's
+#                        jobs, e.g. rw4k-qd32; the region is written first)
+#   nfsd_threads=N       nfsd's threads (default 4)
+#   nfs_inline=OCTETS    RPC-over-RDMA's inline threshold for calls (RFC 8166
+#                        §3.3.2), both ends: a's sunrpc.rdma_max_inline_write,
+#                        b's sunrpc.svc_rdma.max_req_size (default the
+#                        kernel's, 4096: a 4 KiB NFS write then goes as a
+#                        Read chunk the server pulls with an RDMA Read)
+#   tx_zcopy=off         rddp without CRC copies payloads into the socket
+#                        instead of lending their pages (rddpctl's tx-zcopy,
+#                        both guests)
 #
 # Guest a's $RDDP_RESULTS/storage.txt has storage.sh's lines,
 #   DRIVER ULP JOB IOPS MB/s CLAT_P50_US CLAT_P99_US CPU_US_PER_IO
@@ -44,10 +58,15 @@
 # Over the same window each guest counts its IP transmits and TCP segments
 # (/proc/net/snmp, read with builtins: Ip: OutRequests, the packets handed
 # to IP, a GSO batch once; Tcp: OutSegs, after segmentation), b writing
-# its deltas after its ticks. a's storage-cpu.txt keeps the split per job,
-#   NAME A_TICKS B_TICKS A_IPOUT B_IPOUT A_SEGS B_SEGS IOS
+# its deltas after its ticks, and so do rddp's TX batches (rddp0's
+# tx_fpdus and tx_batches, read from sysfs: the FPDUs a QP's sender found
+# to hand TCP at once; "-" for siw and TCP). a's storage-cpu.txt keeps the
+# split per job,
+#   NAME A_TICKS B_TICKS A_IPOUT B_IPOUT A_SEGS B_SEGS IOS \
+#        A_FPDUS A_BATCHES B_FPDUS B_BATCHES
 # (IOS: the job's I/Os, reads and writes, the per-I/O figures' divisor;
-# tools/storage-report.py --cpu tabulates transmits per I/O).
+# tools/storage-report.py --cpu tabulates transmits per I/O and FPDUs per
+# batch).
 set -u
 # shellcheck source=tests/vm/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -60,8 +79,22 @@ set -u
 # shellcheck source=tests/vm/storage-lib.sh
 . "$(dirname "$0")/storage-lib.sh"
 
-usage="usage: storage-two.sh DRIVER[,DRIVER...] [full|short|quick] [SECS [MIB]]"
+usage="usage: storage-two.sh DRIVER[,DRIVER...] [full|short|quick] [SECS [MIB]] [KEY=VALUE...]"
 IFS=, read -ra drivers <<<"${1:?$usage}"
+shift
+args=() ulps_on=nvme,nfs,iscsi jobs_on='' nfsd_threads=4 nfs_inline='' tx_zcopy=on
+for a in "$@"; do
+	case $a in
+	ulps=*) ulps_on=${a#*=} ;;
+	jobs=*) jobs_on=${a#*=} ;;
+	nfsd_threads=*) nfsd_threads=${a#*=} ;;
+	nfs_inline=*) nfs_inline=${a#*=} ;;
+	tx_zcopy=on | tx_zcopy=off) tx_zcopy=${a#*=} ;;
+	*=*) t_fail "option '$a'" "$usage"; exit 0 ;;
+	*) args+=("$a") ;;
+	esac
+done
+set -- "${drivers[0]}" "${args[@]}"
 mode=${2:-full}
 fio=/rddp/build/fio
 out=$RDDP_RESULTS/storage.txt
@@ -74,6 +107,15 @@ quick) secs=0 size_mib=16 storage_verify=1 ;;
 *) t_fail "mode '$mode'" "$usage"; exit 0 ;;
 esac
 fio_bound=$((secs + 300))
+# ulp_on ULP: ULP is among those to run.
+ulp_on() { [[ ",$ulps_on," == *",$1,"* ]]; }
+if [ -n "$jobs_on" ]; then
+	kept=()
+	for j in "${jobs[@]}"; do
+		[[ ",$jobs_on," == *",${j%% *},"* ]] && kept+=("$j")
+	done
+	jobs=("${kept[@]}")
+fi
 
 # _storage_wait FILE SECONDS: until FILE exists; builtins only (a read
 # with a timeout on a FIFO no one writes is the sleep).
@@ -88,39 +130,66 @@ _storage_wait() {
 	return 1
 }
 
+# tx_counters: rddp0's tx_fpdus and tx_batches so far, or "-" without an
+# rddp0 (siw, TCP); builtins only, as net_counters.
+tx_counters() {
+	local d=/sys/class/infiniband/rddp0/ports/1/hw_counters
+	tx_fpdus=- tx_batches=-
+	[ -r $d/tx_batches ] || return 0
+	read -r tx_fpdus <$d/tx_fpdus && read -r tx_batches <$d/tx_batches
+}
+# tx_delta FPDUS0 BATCHES0: "FPDUS BATCHES" since then, or "- -".
+tx_delta() {
+	local f0=$1 b0=$2
+	tx_counters
+	if [ "$f0" = - ] || [ "$tx_fpdus" = - ]; then
+		echo "- -"
+	else
+		echo "$((tx_fpdus - f0)) $((tx_batches - b0))"
+	fi
+}
+
 # Guest a: fio_job's hooks (tests/vm/storage-lib.sh), in the subshell that
 # runs fio_job: the counters read in the first are the second's start.
 storage_job_begin() { # NAME: once b has read its clock
 	_storage_wait "/results/storage-ready-$1" 600 ||
 		echo "# $1: the target's guest was not ready in 600 s" >&2
 	net_counters
+	tx_counters
 	_storage_ip0=$net_ipout _storage_seg0=$net_segs
+	_storage_tx0="$tx_fpdus $tx_batches"
 }
 storage_job_end() { # NAME TICKS: b's ticks over the job
-	local t='' bip='' bseg='' aip aseg ios
+	local t='' bip='' bseg='' bfp='' bbt='' aip aseg atx ios
 	net_counters
 	aip=$((net_ipout - _storage_ip0)) aseg=$((net_segs - _storage_seg0))
+	# shellcheck disable=SC2086 # two numbers, split on purpose
+	atx=$(tx_delta $_storage_tx0)
 	: >"/results/storage-done-$1"
-	_storage_wait "/results/storage-cpu-$1" 120 && read -r t bip bseg <"/results/storage-cpu-$1"
+	_storage_wait "/results/storage-cpu-$1" 120 &&
+		read -r t bip bseg bfp bbt <"/results/storage-cpu-$1"
 	[ -n "$t" ] || return 1
 	# fio_job's JSON: the job's I/Os, as its CPU per I/O counts them.
 	ios=$(jq '.jobs[0] | .read.total_ios + .write.total_ios' "/tmp/fio-$1.json" 2>/dev/null) || ios=
-	echo "$1 $2 $t $aip ${bip:--} $aseg ${bseg:--} ${ios:--}" >>"$RDDP_RESULTS/storage-cpu.txt"
+	echo "$1 $2 $t $aip ${bip:--} $aseg ${bseg:--} ${ios:--} $atx ${bfp:--} ${bbt:--}" \
+		>>"$RDDP_RESULTS/storage-cpu.txt"
 	echo "$t"
 }
 # Guest b: serve_jobs DRV ULP frames each of a's fio runs of that ULP.
 serve_jobs() {
-	local name c0 c1 ip0 seg0
+	local name c0 c1 ip0 seg0 tx0
 	for name in $(storage_names "$1" "$2"); do
 		c0=$(cpu_busy)
 		net_counters
-		ip0=$net_ipout seg0=$net_segs
+		tx_counters
+		ip0=$net_ipout seg0=$net_segs tx0="$tx_fpdus $tx_batches"
 		: >"/results/storage-ready-$name"
 		_storage_wait "/results/storage-done-$name" $((fio_bound + 600)) ||
 			echo "# $name: no end from guest a" >&2
 		net_counters
 		c1=$(cpu_busy)
-		echo "$((c1 - c0)) $((net_ipout - ip0)) $((net_segs - seg0))" \
+		# shellcheck disable=SC2086 # two numbers, split on purpose
+		echo "$((c1 - c0)) $((net_ipout - ip0)) $((net_segs - seg0)) $(tx_delta $tx0)" \
 			>"/results/storage-cpu-$name.tmp" &&
 			mv "/results/storage-cpu-$name.tmp" "/results/storage-cpu-$name"
 	done
@@ -135,21 +204,29 @@ t_barrier up 300
 t_run "modprobe the ULPs (nvmet, nvme, NFS, iSER, iSCSI; RDMA and TCP)" modprobe -a \
 	nvmet-rdma nvme-rdma nvmet-tcp nvme-tcp rpcrdma ib_isert ib_iser iscsi_tcp target_core_iblock sd_mod
 t_mounted /sys/kernel/config || t_run "mount configfs" mount -t configfs none /sys/kernel/config
+if [ -n "$nfs_inline" ]; then
+	if [ "$RDDP_ROLE" = b ]; then
+		t_run "NFS/RDMA: the server takes calls of $nfs_inline octets inline" \
+			sysctl -w sunrpc.svc_rdma.max_req_size="$nfs_inline"
+	else
+		t_run "NFS/RDMA: the client sends calls of $nfs_inline octets inline" \
+			sysctl -w sunrpc.rdma_max_inline_write="$nfs_inline"
+	fi
+fi
 if [ "$RDDP_ROLE" = b ]; then
 	# Two RAM disks of twice the region: the NVMe namespace, the LUN.
 	t_run "modprobe brd (2 x $((2 * size_mib)) MiB)" modprobe brd rd_nr=2 rd_size=$((2 * size_mib * 1024))
-	t_like "nfsd listens on rdma 20049 and tcp" 'rdma 20049' nfsd_up 192.0.2.0/24
+	t_like "nfsd listens on rdma 20049 and tcp ($nfsd_threads threads)" 'rdma 20049' \
+		nfsd_up 192.0.2.0/24 "$nfsd_threads"
 fi
 t_barrier targets 300
 
-# One driver's three ULPs, b serving, a measuring.
-ulps() { # DRV
-	local drv=$1 tr=rdma blk nfsfile iface=iser iser=1 disk tcpns=
-	[ "$drv" = tcp ] && tr=tcp
-
+# One ULP over one driver (DRV; TR: rdma or tcp), b serving, a measuring.
+ulp_nvme() { # DRV TR
+	local drv=$1 tr=$2 blk
 	if [ "$RDDP_ROLE" = b ]; then
 		t_run "$drv nvme: nvmet, namespace /dev/ram0 on $tr $RDDP_LOCAL_IP:4420" \
-			nvmet_up "$RDDP_LOCAL_IP" $tr /dev/ram0
+			nvmet_up "$RDDP_LOCAL_IP" "$tr" /dev/ram0
 		t_barrier "nvme-up-$drv" 300
 		serve_jobs "$drv" nvme
 		t_barrier "nvme-down-$drv" 600
@@ -157,18 +234,20 @@ ulps() { # DRV
 	else
 		t_barrier "nvme-up-$drv" 300
 		t_like "$drv nvme: nvme connect -t $tr" "connected: nvme[0-9]+n1 \\($tr\\)" \
-			nvme_connect "$RDDP_PEER_IP" $tr
+			nvme_connect "$RDDP_PEER_IP" "$tr"
 		blk=$(nvme_blk)
 		run_jobs "$drv" nvme "/dev/$blk"
 		t_run "$drv nvme: nvme disconnect" nvme_disconnect
 		t_barrier "nvme-down-$drv" 600
 	fi
-
+}
+ulp_nfs() { # DRV TR
+	local drv=$1 tr=$2 nfsfile
 	if [ "$RDDP_ROLE" = b ]; then
 		serve_jobs "$drv" nfs
 	else
 		t_like "$drv nfs: NFSv4.2 mount over $tr" " /mnt/nfs-4.2 nfs4 .*proto=$tr" \
-			nfs_mount 4.2 "$RDDP_PEER_IP" $tr
+			nfs_mount 4.2 "$RDDP_PEER_IP" "$tr"
 		# Not mounted: a path where fio fails, not a local file.
 		nfsfile=/mnt/nfs-4.2/fio.dat
 		t_mounted /mnt/nfs-4.2 || nfsfile=/nonexistent/fio.dat
@@ -177,9 +256,10 @@ ulps() { # DRV
 		t_run "$drv nfs: umount" umount /mnt/nfs-4.2
 	fi
 	t_barrier "nfs-down-$drv" 600
-
-	[ "$drv" = tcp ] && iface=default iser=0
-	[ "$drv" = tcp ] || tr=iser
+}
+ulp_iscsi() { # DRV
+	local drv=$1 tr=iser iface=iser iser=1 disk tcpns=
+	[ "$drv" = tcp ] && tr=tcp iface=default iser=0
 	if [ "$RDDP_ROLE" = b ]; then
 		if [ "$drv" = siw ]; then
 			tcpns=lio-tcp
@@ -202,10 +282,22 @@ ulps() { # DRV
 		t_barrier "iscsi-down-$drv" 600
 	fi
 }
+# One driver's ULPs, those of ulps= (all three by default).
+ulps() { # DRV
+	local tr=rdma
+	[ "$1" = tcp ] && tr=tcp
+	! ulp_on nvme || ulp_nvme "$1" $tr
+	! ulp_on nfs || ulp_nfs "$1" $tr
+	! ulp_on iscsi || ulp_iscsi "$1"
+}
 
 iwpmd=0
 for d in "${drivers[@]}"; do
 	driver_up "$d"
+	if [ "$tx_zcopy" = off ] && [ "${d%-nocrc}" = rddp ]; then
+		t_run "rddp0: zero copy off (payloads copied)" \
+			/rddp/build/cmake/userspace/rddpctl/rddpctl dev set rddp0 tx-zcopy off
+	fi
 	# iwpmd waits for an iWARP listener to show its mapping: a device first.
 	if [ "$iwpmd" = 0 ] && [ "${d%-nocrc}" = rddp ]; then
 		t_run "iwpmd (the iWARP port mapper) runs" iwpm_up

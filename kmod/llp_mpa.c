@@ -251,10 +251,35 @@ static int rddp_mpa_zc_copy(struct rddp_stream *s, const u8 *p, u32 len,
 }
 
 /*
+ * Copied octets that go right behind the stage's last bio_vec in the copy
+ * page extend it: on 6.1 TCP takes the stage one call per bio_vec, and an
+ * FPDU's copied trailer and the next one's header, or FPDUs copied whole,
+ * then go in one. Never an entry TCP took whole (it is no longer ours to
+ * grow). Return: whether @len octets from @p were added so.
+ */
+static bool rddp_mpa_zc_extend(struct rddp_stream *s, const u8 *p, u32 len)
+{
+	struct bio_vec *last;
+
+	if (s->tx_zv_nr == s->tx_zv_done || !s->tx_zpage ||
+	    len > PAGE_SIZE - s->tx_zpage_off)
+		return false;
+	last = &s->tx_zv[s->tx_zv_nr - 1];
+	if (last->bv_page != s->tx_zpage ||
+	    last->bv_offset + last->bv_len != s->tx_zpage_off)
+		return false;
+	memcpy(page_address(s->tx_zpage) + s->tx_zpage_off, p, len);
+	last->bv_len += len;
+	s->tx_zpage_off += len;
+	return true;
+}
+
+/*
  * One span of the FPDU onto the stage: page by page, each page lent if it
  * may be (rddp_tx_lendable(), then referenced until TCP has it), else its
- * octets copied. Adds the octets lent to @lent. Return: 0, -ENOSPC when
- * the stage's bio_vecs are used up, or -ENOMEM.
+ * octets copied, into the last bio_vec when they follow it in the copy
+ * page. Adds the octets lent to @lent. Return: 0, -ENOSPC when the
+ * stage's bio_vecs are used up, or -ENOMEM.
  */
 static int rddp_mpa_zc_span(struct rddp_stream *s, const struct rddp_span *sp,
 			    u32 *lent)
@@ -266,10 +291,18 @@ static int rddp_mpa_zc_span(struct rddp_stream *s, const struct rddp_span *sp,
 	int ret;
 
 	while (len) {
+		page = rddp_tx_lendable(s, p);
+		if (!page) {
+			n = min_t(u32, len, PAGE_SIZE);
+			if (rddp_mpa_zc_extend(s, p, n)) {
+				p += n;
+				len -= n;
+				continue;
+			}
+		}
 		if (s->tx_zv_nr == RDDP_TX_ZC_VECS)
 			return -ENOSPC;
 		bv = &s->tx_zv[s->tx_zv_nr];
-		page = rddp_tx_lendable(s, p);
 		if (page) {
 			n = min_t(u32, len, PAGE_SIZE - offset_in_page(p));
 			get_page(page);
@@ -297,11 +330,14 @@ static int rddp_mpa_zc_span(struct rddp_stream *s, const struct rddp_span *sp,
 static int rddp_mpa_zc_stage(struct rddp_stream *s)
 {
 	const struct rddp_fpdu *f = s->tx_fpdu;
-	u32 nr = s->tx_zv_nr, lent = 0, i;
+	u32 nr = s->tx_zv_nr, lent = 0, i, last_len = 0;
 	int ret = 0;
 
 	if (f->len > RDDP_TX_STAGE - s->tx_stage_len)
 		return -ENOSPC;
+	/* An FPDU staged halfway gives back what it added to the last one. */
+	if (nr)
+		last_len = s->tx_zv[nr - 1].bv_len;
 	if (!s->tx_zv) {
 		s->tx_zv = kvmalloc_array(RDDP_TX_ZC_VECS, sizeof(*s->tx_zv),
 					  GFP_KERNEL | __GFP_NOWARN);
@@ -313,6 +349,8 @@ static int rddp_mpa_zc_stage(struct rddp_stream *s)
 	if (ret) {
 		rddp_mpa_zc_put(s, nr, s->tx_zv_nr);
 		s->tx_zv_nr = nr;
+		if (nr)
+			s->tx_zv[nr - 1].bv_len = last_len;
 		return ret;
 	}
 	if (lent) {

@@ -213,6 +213,20 @@ zc_batched() {
 	[ "$rc" -eq 0 ] && [ "$per" -ge 40 ]
 }
 
+# integrity_at MTU [QPS]: the integrity program with lo at MTU (then
+# 65536 again). At 1500 zero copy copies Writes and Sends under 16 KiB
+# whole into its own pages and lends the payload of larger ones between
+# copied headers and trailers, the copied octets of consecutive FPDUs
+# joined in one bio_vec (llp_mpa.c, rddp_mpa_zc_extend()).
+integrity_at() {
+	local rc
+	ip link set lo mtu "$1" || return 1
+	integrity "${@:2}"
+	rc=$?
+	ip link set lo mtu 65536
+	return "$rc"
+}
+
 # Under RDDP_RDMA_SMP, mpa_crc=0 alone: its zero copy.
 mpa_params="mpa_rev=1 mpa_markers=1 mpa_crc=0"
 full || mpa_params=mpa_crc=0
@@ -231,6 +245,8 @@ for params in $mpa_params; do
 		t_like "$params: a run's FPDUs reach TCP together with the pages they lend" \
 			'^batched [0-9]+ ' zc_batched
 		t_like "data integrity on 16 QPs with $params (zero copy)" ' 0 bad' integrity 16
+		t_like "data integrity on 16 QPs with $params at MTU 1500 (zero copy's copied pieces)" \
+			' 0 bad' integrity_at 1500 16
 		t_run "$params: TX lent pages to TCP (tx_zcopy_bytes > 1 MiB)" \
 			rddp_counter_above tx_zcopy_bytes 1048576
 	fi

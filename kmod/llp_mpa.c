@@ -225,61 +225,67 @@ static void rddp_mpa_zc_put(struct rddp_stream *s, u32 from, u32 to)
 }
 
 /*
- * Copy @len octets (at most a page) from @p into the stream's copy page,
- * described by @bv, which holds a reference on it. A page once left is
- * never written again: TCP may still hold it, and lets it go when the
- * octets are acknowledged.
+ * The stage's last bio_vec if @len copied octets can extend it: it ends
+ * where the copy page's next octets go, and TCP has not taken it whole
+ * (then it is no longer ours to grow). Else NULL.
  */
-static int rddp_mpa_zc_copy(struct rddp_stream *s, const u8 *p, u32 len,
-			    struct bio_vec *bv)
-{
-	if (!s->tx_zpage || len > PAGE_SIZE - s->tx_zpage_off) {
-		struct page *page = alloc_page(GFP_KERNEL | __GFP_NOWARN);
-
-		if (!page)
-			return -ENOMEM;
-		if (s->tx_zpage)
-			put_page(s->tx_zpage);
-		s->tx_zpage = page;
-		s->tx_zpage_off = 0;
-	}
-	memcpy(page_address(s->tx_zpage) + s->tx_zpage_off, p, len);
-	get_page(s->tx_zpage);
-	bvec_set_page(bv, s->tx_zpage, len, s->tx_zpage_off);
-	s->tx_zpage_off += len;
-	return 0;
-}
-
-/*
- * Copied octets that go right behind the stage's last bio_vec in the copy
- * page extend it: on 6.1 TCP takes the stage one call per bio_vec, and an
- * FPDU's copied trailer and the next one's header, or FPDUs copied whole,
- * then go in one. Never an entry TCP took whole (it is no longer ours to
- * grow). Return: whether @len octets from @p were added so.
- */
-static bool rddp_mpa_zc_extend(struct rddp_stream *s, const u8 *p, u32 len)
+static struct bio_vec *rddp_mpa_zc_tail(struct rddp_stream *s, u32 len)
 {
 	struct bio_vec *last;
 
 	if (s->tx_zv_nr == s->tx_zv_done || !s->tx_zpage ||
 	    len > PAGE_SIZE - s->tx_zpage_off)
-		return false;
+		return NULL;
 	last = &s->tx_zv[s->tx_zv_nr - 1];
 	if (last->bv_page != s->tx_zpage ||
 	    last->bv_offset + last->bv_len != s->tx_zpage_off)
-		return false;
+		return NULL;
+	return last;
+}
+
+/*
+ * Copy @len octets (at most a page) from @p onto the stage, into the
+ * stream's copy page: appended to the last bio_vec when they follow it
+ * there (on 6.1 TCP takes the stage one call per bio_vec, so an FPDU's
+ * copied trailer and the next one's header, or FPDUs copied whole, go in
+ * one), else in a new bio_vec holding a reference on the page. A page once
+ * left is never written again: TCP may still hold it, and lets it go when
+ * the octets are acknowledged. Return: 0, -ENOSPC when the stage's
+ * bio_vecs are used up, or -ENOMEM.
+ */
+static int rddp_mpa_zc_copy(struct rddp_stream *s, const u8 *p, u32 len)
+{
+	struct bio_vec *bv = rddp_mpa_zc_tail(s, len);
+
+	if (bv) {
+		bv->bv_len += len;
+	} else {
+		if (s->tx_zv_nr == RDDP_TX_ZC_VECS)
+			return -ENOSPC;
+		if (!s->tx_zpage || len > PAGE_SIZE - s->tx_zpage_off) {
+			struct page *page = alloc_page(GFP_KERNEL | __GFP_NOWARN);
+
+			if (!page)
+				return -ENOMEM;
+			if (s->tx_zpage)
+				put_page(s->tx_zpage);
+			s->tx_zpage = page;
+			s->tx_zpage_off = 0;
+		}
+		get_page(s->tx_zpage);
+		bvec_set_page(&s->tx_zv[s->tx_zv_nr++], s->tx_zpage, len,
+			      s->tx_zpage_off);
+	}
 	memcpy(page_address(s->tx_zpage) + s->tx_zpage_off, p, len);
-	last->bv_len += len;
 	s->tx_zpage_off += len;
-	return true;
+	return 0;
 }
 
 /*
  * One span of the FPDU onto the stage: page by page, each page lent if it
  * may be (rddp_tx_lendable(), then referenced until TCP has it), else its
- * octets copied, into the last bio_vec when they follow it in the copy
- * page. Adds the octets lent to @lent. Return: 0, -ENOSPC when the
- * stage's bio_vecs are used up, or -ENOMEM.
+ * octets copied (rddp_mpa_zc_copy()). Adds the octets lent to @lent.
+ * Return: 0, -ENOSPC when the stage's bio_vecs are used up, or -ENOMEM.
  */
 static int rddp_mpa_zc_span(struct rddp_stream *s, const struct rddp_span *sp,
 			    u32 *lent)
@@ -287,34 +293,24 @@ static int rddp_mpa_zc_span(struct rddp_stream *s, const struct rddp_span *sp,
 	const u8 *p = sp->base;
 	u32 len = sp->len, n;
 	struct page *page;
-	struct bio_vec *bv;
 	int ret;
 
 	while (len) {
 		page = rddp_tx_lendable(s, p);
-		if (!page) {
-			n = min_t(u32, len, PAGE_SIZE);
-			if (rddp_mpa_zc_extend(s, p, n)) {
-				p += n;
-				len -= n;
-				continue;
-			}
-		}
-		if (s->tx_zv_nr == RDDP_TX_ZC_VECS)
-			return -ENOSPC;
-		bv = &s->tx_zv[s->tx_zv_nr];
 		if (page) {
+			if (s->tx_zv_nr == RDDP_TX_ZC_VECS)
+				return -ENOSPC;
 			n = min_t(u32, len, PAGE_SIZE - offset_in_page(p));
 			get_page(page);
-			bvec_set_page(bv, page, n, offset_in_page(p));
+			bvec_set_page(&s->tx_zv[s->tx_zv_nr++], page, n,
+				      offset_in_page(p));
 			*lent += n;
 		} else {
 			n = min_t(u32, len, PAGE_SIZE);
-			ret = rddp_mpa_zc_copy(s, p, n, bv);
+			ret = rddp_mpa_zc_copy(s, p, n);
 			if (ret)
 				return ret;
 		}
-		s->tx_zv_nr++;
 		p += n;
 		len -= n;
 	}

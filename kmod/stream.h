@@ -78,7 +78,9 @@
  * page references: a run's FPDUs reach TCP in one call with the pages
  * they lend. Each FPDU takes a bio_vec per page its lent payload touches
  * and per page-sized piece of the octets it copies (header, markers, pad,
- * CRC): 128 hold the 23 FPDUs of 32 KiB at a 1500-octet MSS with room.
+ * CRC), copied octets joining the bio_vec before them when they follow it
+ * in the copy page: 128 hold the 23 FPDUs of 32 KiB at a 1500-octet MSS
+ * with room.
  */
 #define RDDP_TX_ZC_VECS	128
 

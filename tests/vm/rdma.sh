@@ -190,38 +190,37 @@ t_run "rmmod rddp" rmmod rddp
 
 # zc_batched: zero copy's stage (llp_mpa.c) hands a run's FPDUs to TCP in
 # one call with the pages they lend, and TCP transmits what one call gave
-# it as one batch. At lo's MTU of 1500 a 128 KiB Write is about 90 FPDUs
-# of an MSS (RFC 5044 §4.5); written one call each, as before the stage,
-# each left as a transmit of its own (a doorbell each on a real link).
+# it as one batch. Run at lo's MTU of 1500 (at_lo_mtu), a 128 KiB Write
+# is about 90 FPDUs of an MSS (RFC 5044 §4.5); written one call each, as
+# before the stage, each left as a transmit of its own (a doorbell each on
+# a real link).
 # /proc/net/snmp counts TCP's segments (Tcp OutSegs) and the skbs it
 # hands down (Ip OutRequests, before GSO cuts them): over 300 Writes,
 # both ends, segments minus transmits per Write is what left in batches
 # (ACKs are one of each); judged at least 40 of the 90.
 zc_batched() {
 	local s0 i0 s1 i1 rc n=300 per
-	ip link set lo mtu 1500 || return 1
 	net_counters
 	s0=$net_segs i0=$net_ipout
 	perf_pair ib_write_bw -s 131072 -n $n >/tmp/zc-batched.log 2>&1
 	rc=$?
 	net_counters
 	s1=$net_segs i1=$net_ipout
-	ip link set lo mtu 65536
 	per=$(((s1 - s0 - (i1 - i0)) / n))
 	echo "batched $per segments per 128 KiB Write ($((s1 - s0)) segments, $((i1 - i0)) transmits, $n Writes)"
 	[ "$rc" -eq 0 ] || tail -5 /tmp/zc-batched.log
 	[ "$rc" -eq 0 ] && [ "$per" -ge 40 ]
 }
 
-# integrity_at MTU [QPS]: the integrity program with lo at MTU (then
-# 65536 again). At 1500 zero copy copies Writes and Sends under 16 KiB
-# whole into its own pages and lends the payload of larger ones between
-# copied headers and trailers, the copied octets of consecutive FPDUs
-# joined in one bio_vec (llp_mpa.c, rddp_mpa_zc_extend()).
-integrity_at() {
+# at_lo_mtu MTU CMD...: CMD with lo at MTU, then 65536 again. At 1500
+# zero copy copies Writes and Sends under 16 KiB whole into its own pages
+# and lends the payload of larger ones between copied headers and
+# trailers, the copied octets of consecutive FPDUs joined in one bio_vec
+# (llp_mpa.c, rddp_mpa_zc_copy()).
+at_lo_mtu() {
 	local rc
 	ip link set lo mtu "$1" || return 1
-	integrity "${@:2}"
+	"${@:2}"
 	rc=$?
 	ip link set lo mtu 65536
 	return "$rc"
@@ -243,10 +242,10 @@ for params in $mpa_params; do
 		# Sends complete once TCP has acknowledged them.
 		t_like "ib_write_bw 64 KiB with $params" '65536 +[0-9]+' perf_pair ib_write_bw -s 65536 -n 200
 		t_like "$params: a run's FPDUs reach TCP together with the pages they lend" \
-			'^batched [0-9]+ ' zc_batched
+			'^batched [0-9]+ ' at_lo_mtu 1500 zc_batched
 		t_like "data integrity on 16 QPs with $params (zero copy)" ' 0 bad' integrity 16
 		t_like "data integrity on 16 QPs with $params at MTU 1500 (zero copy's copied pieces)" \
-			' 0 bad' integrity_at 1500 16
+			' 0 bad' at_lo_mtu 1500 integrity 16
 		t_run "$params: TX lent pages to TCP (tx_zcopy_bytes > 1 MiB)" \
 			rddp_counter_above tx_zcopy_bytes 1048576
 	fi

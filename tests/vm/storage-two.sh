@@ -94,15 +94,14 @@ for a in "$@"; do
 	*) args+=("$a") ;;
 	esac
 done
-set -- "${drivers[0]}" "${args[@]}"
-mode=${2:-full}
+mode=${args[0]:-full}
 fio=/rddp/build/fio
 out=$RDDP_RESULTS/storage.txt
 storage_netdev=eth0
 storage_verify=0
 case $mode in
-full) secs=${3:-3} size_mib=${4:-16} ;;
-short) secs=${3:-2} size_mib=${4:-16} ;;
+full) secs=${args[1]:-3} size_mib=${args[2]:-16} ;;
+short) secs=${args[1]:-2} size_mib=${args[2]:-16} ;;
 quick) secs=0 size_mib=16 storage_verify=1 ;;
 *) t_fail "mode '$mode'" "$usage"; exit 0 ;;
 esac

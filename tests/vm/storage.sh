@@ -103,8 +103,16 @@ t_run "modprobe brd (2 x $((2 * size_mib)) MiB)" modprobe brd rd_nr=2 rd_size=$(
 # command's and the whole answer's, 2.5 FPDUs each; judged at most 2.2
 # batches per read, where the answer's Write and Send in runs of their own
 # would make 3.
+# per_io FROM TO N: (TO - FROM) / N to two places; "none" without an N or
+# a count. at_most X LIMIT: X is a number no greater than LIMIT.
+per_io() {
+	awk -v a="$1" -v b="$2" -v n="$3" \
+		'BEGIN { if (a == "" || b == "" || !n) print "none"; else printf "%.2f", (b - a) / n }'
+}
+at_most() { awk -v x="$1" -v l="$2" 'BEGIN { exit !(x != "none" && x <= l) }'; }
+
 segments_per_read() {
-	local drv=$1 target=$2 s0 s1 i0 i1 r ios per xmit b0='' f0='' batches
+	local drv=$1 target=$2 s0 i0 r ios per xmit b0='' f0='' b1 f1 batches
 	net_counters
 	s0=$net_segs i0=$net_ipout
 	if [[ $drv == rddp* ]]; then
@@ -115,29 +123,28 @@ segments_per_read() {
 		return
 	}
 	net_counters
-	s1=$net_segs i1=$net_ipout
 	ios=$(jq '.jobs[0].read.total_ios' "/tmp/fio-segs-$drv.json")
-	per=$(awk -v a="$s0" -v b="$s1" -v n="$ios" 'BEGIN { printf "%.2f", n ? (b - a) / n : 99 }')
-	xmit=$(awk -v a="$i0" -v b="$i1" -v n="$ios" 'BEGIN { printf "%.2f", n ? (b - a) / n : 99 }')
+	per=$(per_io "$s0" "$net_segs" "$ios")
+	xmit=$(per_io "$i0" "$net_ipout" "$ios")
 	name="$drv nvme: TCP segments per 4 KiB read at depth 1 and MTU 1500: $per ($ios reads)"
-	if [[ $drv != rddp* ]] || awk -v p="$per" 'BEGIN { exit !(p <= 6.5) }'; then
+	if [[ $drv != rddp* ]] || at_most "$per" 6.5; then
 		t_ok "$name"
 	else
 		t_fail "$name" "a Write and its response Send left apart (4 data segments a read when they go together)"
 	fi
 	name="$drv nvme: IP transmits per 4 KiB read at depth 1 and MTU 1500: $xmit"
-	if [[ $drv != rddp* ]] || awk -v p="$xmit" 'BEGIN { exit !(p <= 3.5) }'; then
+	if [[ $drv != rddp* ]] || at_most "$xmit" 3.5; then
 		t_ok "$name"
 	else
 		t_fail "$name" "the answer's FPDUs left one transmit each (one for all when staged)"
 	fi
 	[[ $drv == rddp* ]] || return 0
-	batches=$(awk -v b0="$b0" -v b1="$(rddp_counter tx_batches)" -v f0="$f0" \
-		-v f1="$(rddp_counter tx_fpdus)" -v n="$ios" \
-		'BEGIN { if (b0 == "" || b1 == "" || !n || b1 == b0) print "none"
-			 else printf "%.2f (%.2f FPDUs each)", (b1 - b0) / n, (f1 - f0) / (b1 - b0) }')
+	b1=$(rddp_counter tx_batches) f1=$(rddp_counter tx_fpdus)
+	batches=$(per_io "$b0" "$b1" "$ios")
+	[ "$batches" = none ] || [ "$b1" = "$b0" ] ||
+		batches+=" ($(per_io "$f0" "$f1" $((b1 - b0))) FPDUs each)"
 	name="$drv nvme: TX batches per 4 KiB read at depth 1: $batches"
-	if awk -v p="${batches%% *}" 'BEGIN { exit !(p != "none" && p <= 2.2) }'; then
+	if at_most "${batches%% *}" 2.2 && [ "$b1" != "$b0" ]; then
 		t_ok "$name"
 	else
 		t_fail "$name" "2 a read when the answer's Write and Send leave in one run (3 apart)"

@@ -36,6 +36,7 @@
 
 #include "cm.h"
 #include "rddp.h"
+#include "sk_hooks.h"
 #include "stream.h"
 
 struct rddp_cep;
@@ -137,8 +138,7 @@ struct rddp_cep {
 	/* active: our private data; passive over SCTP: the Initiate's */
 	u8 pd[RDDP_CEP_PD_MAX];
 
-	void (*saved_data_ready)(struct sock *sk);
-	void (*saved_state_change)(struct sock *sk);
+	struct rddp_sk_hooks saved_hooks;
 };
 
 /*

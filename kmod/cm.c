@@ -274,18 +274,17 @@ static void rddp_cep_sk_event(struct sock *sk)
 	read_unlock_bh(&sk->sk_callback_lock);
 }
 
+static const struct rddp_sk_hooks rddp_cep_hooks = {
+	.data_ready = rddp_cep_sk_event,
+	.state_change = rddp_cep_sk_event,
+};
+
 static void rddp_cep_sock_attach(struct rddp_cep *cep, struct socket *sock)
 {
 	struct sock *sk = sock->sk;
 
 	cep->sock = sock;
-	write_lock_bh(&sk->sk_callback_lock);
-	cep->saved_data_ready = sk->sk_data_ready;
-	cep->saved_state_change = sk->sk_state_change;
-	sk->sk_user_data = cep;
-	sk->sk_data_ready = rddp_cep_sk_event;
-	sk->sk_state_change = rddp_cep_sk_event;
-	write_unlock_bh(&sk->sk_callback_lock);
+	rddp_sk_hooks_install(sk, cep, &rddp_cep_hooks, &cep->saved_hooks);
 }
 
 /* Give the socket back its own callbacks; the endpoint keeps it. */
@@ -297,11 +296,7 @@ static struct socket *rddp_cep_sock_detach(struct rddp_cep *cep)
 	if (!sock)
 		return NULL;
 	sk = sock->sk;
-	write_lock_bh(&sk->sk_callback_lock);
-	sk->sk_user_data = NULL;
-	sk->sk_data_ready = cep->saved_data_ready;
-	sk->sk_state_change = cep->saved_state_change;
-	write_unlock_bh(&sk->sk_callback_lock);
+	rddp_sk_hooks_remove(sk, &cep->saved_hooks);
 	cep->sock = NULL;
 	return sock;
 }

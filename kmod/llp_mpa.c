@@ -755,6 +755,12 @@ static void rddp_mpa_set_liveness(struct sock *sk, u32 ms)
 
 /* ---- start and stop ---- */
 
+static const struct rddp_sk_hooks rddp_mpa_hooks = {
+	.data_ready = rddp_mpa_data_ready,
+	.write_space = rddp_mpa_write_space,
+	.state_change = rddp_mpa_state_change,
+};
+
 static void rddp_mpa_start(struct rddp_stream *s)
 {
 	struct sock *sk = s->sock->sk;
@@ -768,15 +774,7 @@ static void rddp_mpa_start(struct rddp_stream *s)
 			 RDDP_FPDU_MAX_ULPDU);
 	s->mulpdu = rddp_mpa_mulpdu_of(s);
 
-	write_lock_bh(&sk->sk_callback_lock);
-	s->saved_data_ready = sk->sk_data_ready;
-	s->saved_write_space = sk->sk_write_space;
-	s->saved_state_change = sk->sk_state_change;
-	sk->sk_user_data = s;
-	sk->sk_data_ready = rddp_mpa_data_ready;
-	sk->sk_write_space = rddp_mpa_write_space;
-	sk->sk_state_change = rddp_mpa_state_change;
-	write_unlock_bh(&sk->sk_callback_lock);
+	rddp_sk_hooks_install(sk, s, &rddp_mpa_hooks, &s->saved_hooks);
 }
 
 static bool rddp_mpa_closed(struct rddp_stream *s)
@@ -788,12 +786,7 @@ static void rddp_mpa_detach(struct rddp_stream *s)
 {
 	struct sock *sk = s->sock->sk;
 
-	write_lock_bh(&sk->sk_callback_lock);
-	sk->sk_user_data = NULL;
-	sk->sk_data_ready = s->saved_data_ready;
-	sk->sk_write_space = s->saved_write_space;
-	sk->sk_state_change = s->saved_state_change;
-	write_unlock_bh(&sk->sk_callback_lock);
+	rddp_sk_hooks_remove(sk, &s->saved_hooks);
 	/* RX runs under the socket lock: once we own it, RX is over. */
 	lock_sock(sk);
 	s->rx_stopped = true;

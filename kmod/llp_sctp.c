@@ -1073,6 +1073,11 @@ static void rddp_sctp_set_liveness(struct socket *sock, u32 ms)
 	rddp_sctp_setopt(sock, SCTP_ASSOCINFO, &assoc, sizeof(assoc));
 }
 
+static const struct rddp_sk_hooks rddp_sctp_hooks = {
+	.data_ready = rddp_sctp_data_ready,
+	.state_change = rddp_sctp_state_change,
+};
+
 static void rddp_sctp_start(struct rddp_stream *s)
 {
 	struct rddp_sctp_link *l = s->sctp;
@@ -1086,13 +1091,7 @@ static void rddp_sctp_start(struct rddp_stream *s)
 	rddp_sctp_set_liveness(s->sock, s->p.peer_timeout_ms);
 	add_wait_queue(sk_sleep(sk), &l->wait);
 
-	write_lock_bh(&sk->sk_callback_lock);
-	s->saved_data_ready = sk->sk_data_ready;
-	s->saved_state_change = sk->sk_state_change;
-	sk->sk_user_data = s;
-	sk->sk_data_ready = rddp_sctp_data_ready;
-	sk->sk_state_change = rddp_sctp_state_change;
-	write_unlock_bh(&sk->sk_callback_lock);
+	rddp_sk_hooks_install(sk, s, &rddp_sctp_hooks, &s->saved_hooks);
 }
 
 /* What came before start, held or queued, is read by the work. */
@@ -1110,11 +1109,7 @@ static void rddp_sctp_detach(struct rddp_stream *s)
 {
 	struct sock *sk = s->sock->sk;
 
-	write_lock_bh(&sk->sk_callback_lock);
-	sk->sk_user_data = NULL;
-	sk->sk_data_ready = s->saved_data_ready;
-	sk->sk_state_change = s->saved_state_change;
-	write_unlock_bh(&sk->sk_callback_lock);
+	rddp_sk_hooks_remove(sk, &s->saved_hooks);
 	remove_wait_queue(sk_sleep(sk), &s->sctp->wait);
 	WRITE_ONCE(s->rx_stopped, true);
 	/* Nothing queues it now; a run under way sees rx_stopped or ends. */

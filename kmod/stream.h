@@ -49,6 +49,7 @@
 #include "llp.h"
 #include "queues.h"
 #include "sg.h"
+#include "sk_hooks.h"
 
 /*
  * Segments with at most this much payload are copied into the stream before
@@ -219,9 +220,7 @@ struct rddp_stream_params {
  * @p: the parameters negotiated at connection setup
  * @stopped: rddp_stream_stop() ran; written under qp->state_lock
  * @rcu: rddp_stream_free() frees after a grace period
- * @saved_data_ready: the socket's callback, restored by the LLP's detach
- * @saved_write_space: likewise
- * @saved_state_change: likewise
+ * @saved_hooks: the socket's callbacks, given back by the LLP's detach
  * @lock: protects the orq, irq and sqw rings (see above)
  * @orq: Read Requests we sent, awaiting responses; @orq_slots >= p.ord
  * @orq_slots: slots in @orq, a power of two
@@ -356,9 +355,7 @@ struct rddp_stream {
 	bool stopped;
 	struct rcu_head rcu;
 
-	void (*saved_data_ready)(struct sock *sk);
-	void (*saved_write_space)(struct sock *sk);
-	void (*saved_state_change)(struct sock *sk);
+	struct rddp_sk_hooks saved_hooks;
 
 	spinlock_t lock;	/* orq, irq and sqw, see above */
 	struct rddp_read *orq;

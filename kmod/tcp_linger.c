@@ -44,6 +44,7 @@
 #include "compat.h"
 #include "llp.h"
 #include "rddp.h"
+#include "sk_hooks.h"
 #include "tcp_linger.h"
 
 /*
@@ -62,15 +63,13 @@
  * @work: ends the linger: at RDDP_TCP_LINGER_MS, or at once when the
  *	peer is done
  * @entry: on rddp_tcp_lingers, under rddp_tcp_lingers_lock
- * @saved_data_ready: the socket's callback before ours, restored at the end
- * @saved_state_change: likewise
+ * @saved_hooks: the socket's callbacks before ours, given back at the end
  */
 struct rddp_tcp_linger {
 	struct socket *sock;
 	struct delayed_work work;
 	struct list_head entry;
-	void (*saved_data_ready)(struct sock *sk);
-	void (*saved_state_change)(struct sock *sk);
+	struct rddp_sk_hooks saved_hooks;
 };
 
 static LIST_HEAD(rddp_tcp_lingers);
@@ -123,6 +122,11 @@ static void rddp_tcp_linger_state_change(struct sock *sk)
 	read_unlock_bh(&sk->sk_callback_lock);
 }
 
+static const struct rddp_sk_hooks rddp_tcp_linger_hooks = {
+	.data_ready = rddp_tcp_linger_data_ready,
+	.state_change = rddp_tcp_linger_state_change,
+};
+
 static void rddp_tcp_linger_end(struct work_struct *work)
 {
 	struct rddp_tcp_linger *l =
@@ -131,11 +135,7 @@ static void rddp_tcp_linger_end(struct work_struct *work)
 
 	/* rddp_tcp_linger() queues us only under it: it is done with @l. */
 	lock_sock(sk);
-	write_lock_bh(&sk->sk_callback_lock);
-	sk->sk_user_data = NULL;
-	sk->sk_data_ready = l->saved_data_ready;
-	sk->sk_state_change = l->saved_state_change;
-	write_unlock_bh(&sk->sk_callback_lock);
+	rddp_sk_hooks_remove(sk, &l->saved_hooks);
 	spin_lock(&rddp_tcp_lingers_lock);
 	list_del(&l->entry);
 	spin_unlock(&rddp_tcp_lingers_lock);
@@ -174,13 +174,7 @@ void rddp_tcp_linger(struct socket *sock)
 	 * returns.
 	 */
 	lock_sock(sk);
-	write_lock_bh(&sk->sk_callback_lock);
-	l->saved_data_ready = sk->sk_data_ready;
-	l->saved_state_change = sk->sk_state_change;
-	sk->sk_user_data = l;
-	sk->sk_data_ready = rddp_tcp_linger_data_ready;
-	sk->sk_state_change = rddp_tcp_linger_state_change;
-	write_unlock_bh(&sk->sk_callback_lock);
+	rddp_sk_hooks_install(sk, l, &rddp_tcp_linger_hooks, &l->saved_hooks);
 	spin_lock(&rddp_tcp_lingers_lock);
 	list_add(&l->entry, &rddp_tcp_lingers);
 	spin_unlock(&rddp_tcp_lingers_lock);

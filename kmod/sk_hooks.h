@@ -20,7 +20,7 @@
  * struct rddp_sk_hooks - a socket's data, write-space and state callbacks
  * @data_ready: sk_data_ready
  * @write_space: sk_write_space; NULL in rddp's set: the socket keeps its
- *	own (an LLP that learns of space otherwise), and then NULL when saved
+ *	own (an LLP that learns of space otherwise)
  * @state_change: sk_state_change
  */
 struct rddp_sk_hooks {
@@ -42,7 +42,7 @@ static inline void rddp_sk_hooks_install(struct sock *sk, void *owner,
 {
 	write_lock_bh(&sk->sk_callback_lock);
 	saved->data_ready = sk->sk_data_ready;
-	saved->write_space = ours->write_space ? sk->sk_write_space : NULL;
+	saved->write_space = sk->sk_write_space;
 	saved->state_change = sk->sk_state_change;
 	sk->sk_user_data = owner;
 	sk->sk_data_ready = ours->data_ready;
@@ -63,8 +63,7 @@ static inline void rddp_sk_hooks_remove(struct sock *sk,
 	write_lock_bh(&sk->sk_callback_lock);
 	sk->sk_user_data = NULL;
 	sk->sk_data_ready = saved->data_ready;
-	if (saved->write_space)
-		sk->sk_write_space = saved->write_space;
+	sk->sk_write_space = saved->write_space;
 	sk->sk_state_change = saved->state_change;
 	write_unlock_bh(&sk->sk_callback_lock);
 }

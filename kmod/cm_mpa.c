@@ -415,21 +415,38 @@ static void rddp_mpa_frame_event(struct rddp_cep *cep)
 	cep->up->fail(cep, ret < 0 ? ret : -ECONNREFUSED);
 }
 
-static void rddp_mpa_setup_event(struct rddp_cep *cep)
+/*
+ * The active side's TCP connection, as this work finds it. The state is
+ * read once: TCP moves it from SYN_SENT to ESTABLISHED in softirq while
+ * the work runs, and two reads could see SYN_SENT and then ESTABLISHED,
+ * neither the one case nor the other, and fail a connection that had just
+ * come up (seen across two qemu guests: the handshake, then our FIN
+ * without an MPA Request, and rdma_cm's REJECTED, -ECONNREFUSED).
+ */
+static void rddp_mpa_connecting(struct rddp_cep *cep)
 {
 	struct sock *sk = cep->sock->sk;
 	int ret;
 
-	switch (cep->state) {
-	case RDDP_CEP_CONNECTING:
-		if (sk->sk_state == TCP_ESTABLISHED) {
-			rddp_mpa_send_request(cep);
-			return;
-		}
-		if (sk->sk_state == TCP_SYN_SENT)
-			return;
+	switch (READ_ONCE(sk->sk_state)) {
+	case TCP_ESTABLISHED:
+		rddp_mpa_send_request(cep);
+		return;
+	case TCP_SYN_SENT:
+		return;	/* its state change queues the work again */
+	default:
 		ret = sock_error(sk);
 		cep->up->fail(cep, ret ? ret : -ECONNREFUSED);
+	}
+}
+
+static void rddp_mpa_setup_event(struct rddp_cep *cep)
+{
+	struct sock *sk = cep->sock->sk;
+
+	switch (cep->state) {
+	case RDDP_CEP_CONNECTING:
+		rddp_mpa_connecting(cep);
 		return;
 	case RDDP_CEP_AWAIT_REPLY:
 	case RDDP_CEP_AWAIT_REQUEST:
@@ -437,7 +454,7 @@ static void rddp_mpa_setup_event(struct rddp_cep *cep)
 		return;
 	case RDDP_CEP_AWAIT_ACCEPT:
 		/* The peer gave up before the ULP answered. */
-		if (sk->sk_state != TCP_ESTABLISHED)
+		if (READ_ONCE(sk->sk_state) != TCP_ESTABLISHED)
 			cep->up->fail(cep, -ECONNRESET);
 		return;
 	default:

@@ -25,6 +25,7 @@
 #include <uapi/linux/rddp_netlink.h>
 
 #include "cep.h"
+#include "cm_mpa.h"
 #include "llp.h"
 #include "trace.h"
 
@@ -415,26 +416,19 @@ static void rddp_mpa_frame_event(struct rddp_cep *cep)
 	cep->up->fail(cep, ret < 0 ? ret : -ECONNREFUSED);
 }
 
-/*
- * The active side's TCP connection, as this work finds it. The state is
- * read once: TCP moves it from SYN_SENT to ESTABLISHED in softirq while
- * the work runs, and two reads could see SYN_SENT and then ESTABLISHED,
- * neither the one case nor the other, and fail a connection that had just
- * come up (seen across two qemu guests: the handshake, then our FIN
- * without an MPA Request, and rdma_cm's REJECTED, -ECONNREFUSED).
- */
+/* The active side's TCP connection, as this work finds it (cm_mpa.h). */
 static void rddp_mpa_connecting(struct rddp_cep *cep)
 {
 	struct sock *sk = cep->sock->sk;
 	int ret;
 
-	switch (READ_ONCE(sk->sk_state)) {
-	case TCP_ESTABLISHED:
+	switch (rddp_mpa_connect_step(sk)) {
+	case RDDP_MPA_CONNECT_SEND:
 		rddp_mpa_send_request(cep);
 		return;
-	case TCP_SYN_SENT:
+	case RDDP_MPA_CONNECT_WAIT:
 		return;	/* its state change queues the work again */
-	default:
+	case RDDP_MPA_CONNECT_FAIL:
 		ret = sock_error(sk);
 		cep->up->fail(cep, ret ? ret : -ECONNREFUSED);
 	}

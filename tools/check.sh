@@ -615,7 +615,7 @@ else
 	# rdma.sh's SMP parts (all of it with =all), and the KUnit suites on
 	# 6.1 (uml-debug-kunit runs them on 6.12). The ULPs and the hostile
 	# peer run under UML's debug kernel with kmemleak (uml_kmemleak).
-	vm debug tests/vm/rdma-smp.sh+tests/vm/kunit.sh
+	vm debug tests/vm/rdma-smp.sh+kunit.sh
 fi
 [ -n "$debug_two_done" ] || debug_two
 # Then the shared queue, from its back (its qemu guests first).

@@ -2,7 +2,7 @@
 /*
  * What cm_mpa.c decides from a socket alone, apart from the endpoint, so
  * that KUnit (kunit/rddp_cm_kunit.c) can run the decision against a state
- * another CPU changes while it reads.
+ * an interrupt changes while it reads.
  */
 #ifndef RDDP_CM_MPA_H
 #define RDDP_CM_MPA_H

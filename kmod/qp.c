@@ -661,7 +661,7 @@ int rddp_post_send(struct ib_qp *base, const struct ib_send_wr *wr,
 	if (qp->state == IB_QPS_ERR || qp->state == IB_QPS_SQE)
 		rddp_sq_flush(qp, true);
 	spin_unlock_irqrestore(&qp->sq_lock, fl);
-	rddp_tx_kick(qp);
+	rddp_tx_kick_posted(qp);
 	if (ret)
 		*bad_wr = wr;
 	return ret;

@@ -27,6 +27,7 @@
  */
 #include <linux/mm.h>
 #include <linux/net.h>
+#include <linux/sched/isolation.h>
 #include <net/sock.h>
 #include <net/tcp.h>
 
@@ -50,21 +51,59 @@
  * on the CPU that kicked it (RX answering a Read Request in softirq, a
  * doorbell, TCP's write_space) as soon as that CPU leaves softirq, instead
  * of waiting for an unbound worker to be woken elsewhere or for a busy
- * poller's time slice to end. Each run is bounded by RDDP_TX_BUDGET and
+ * poller's time slice to end (a user task's post is the exception:
+ * rddp_tx_kick_posted()). Each run is bounded by RDDP_TX_BUDGET and
  * stops when the socket is full, so it does not monopolise the CPU.
  */
 static struct workqueue_struct *rddp_tx_wq;
 
-void rddp_tx_kick(struct rddp_qp *qp)
+/*
+ * The CPU whose worker runs the TX for a post a user task made: the next
+ * online CPU after this one that takes unbound kernel work (not isolated:
+ * HK_TYPE_WQ), or WORK_CPU_UNBOUND (queue_work(): this CPU) if there is
+ * none but this one. A CPU that goes offline after the choice runs the
+ * work on another (queue_work_on()).
+ */
+static int rddp_tx_far_cpu(void)
+{
+	const struct cpumask *hk = housekeeping_cpumask(HK_TYPE_WQ);
+	int here = raw_smp_processor_id();	/* a hint: we may move */
+	int cpu;
+
+	cpu = cpumask_next_and(here, cpu_online_mask, hk);
+	if (cpu >= nr_cpu_ids)
+		cpu = cpumask_first_and(cpu_online_mask, hk);
+	return cpu < nr_cpu_ids && cpu != here ? cpu : WORK_CPU_UNBOUND;
+}
+
+/* Queue @qp's TX work on @cpu's worker; false if queued already or stopped. */
+static bool rddp_tx_queue(struct rddp_qp *qp, int cpu)
 {
 	struct rddp_stream *s;
+	bool queued = false;
 
 	/* RCU: a reconnect of the QP frees its old stream (stream.h). */
 	rcu_read_lock();
 	s = READ_ONCE(qp->stream);
 	if (s && !READ_ONCE(s->stopped))
-		queue_work(rddp_tx_wq, &qp->tx_work);
+		queued = queue_work_on(cpu, rddp_tx_wq, &qp->tx_work);
 	rcu_read_unlock();
+	return queued;
+}
+
+void rddp_tx_kick(struct rddp_qp *qp)
+{
+	rddp_tx_queue(qp, WORK_CPU_UNBOUND);
+}
+
+void rddp_tx_kick_posted(struct rddp_qp *qp)
+{
+	int cpu = WORK_CPU_UNBOUND;
+
+	if (in_task() && !(current->flags & PF_KTHREAD))
+		cpu = rddp_tx_far_cpu();
+	if (rddp_tx_queue(qp, cpu) && cpu != WORK_CPU_UNBOUND)
+		rddp_stat_inc(qp->rdev, RDDP_STAT_TX_FAR_KICKS);
 }
 
 int rddp_tx_init(void)

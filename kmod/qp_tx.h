@@ -30,6 +30,22 @@ void rddp_tx_work(struct work_struct *work);
 void rddp_tx_kick(struct rddp_qp *qp);
 
 /**
+ * rddp_tx_kick_posted() - queue a QP's TX work for WQEs a kernel ULP posted
+ * @qp: the QP
+ *
+ * A post from a user task (nvme-rdma's queue_rq or iSER's queuecommand
+ * inside fio's io_submit, a synchronous NFS call) queues the work on
+ * another CPU: on the poster's own, the high-priority worker preempts the
+ * task after each post, so every WQE leaves in a TX run of its own and the
+ * task loses its CPU once per I/O; elsewhere, the task goes on posting and
+ * the run takes what it posted meanwhile. Posts from kernel threads (a
+ * ULP's completion work: nvmet-rdma's answers, rpciod) and from softirq
+ * stay on this CPU (rddp_tx_kick()): they already post a batch per pass.
+ * Any context.
+ */
+void rddp_tx_kick_posted(struct rddp_qp *qp);
+
+/**
  * rddp_tx_doorbell() - a user's doorbell (post_send with no WR)
  * @qp: the QP
  *

@@ -134,6 +134,8 @@ struct rddp_settings {
  * @RDDP_STAT_TX_BATCHES: TX engine runs that wrote FPDUs, each ended by
  *	one push of what the run held back (tx_fpdus / tx_batches: FPDUs the
  *	LLP got per batch)
+ * @RDDP_STAT_TX_FAR_KICKS: TX work queued on another CPU for a kernel
+ *	ULP's post from a user task, so the task kept its own (qp_tx.c)
  * @RDDP_STAT_NUM: the number of counters
  *
  * Per CPU, bumped from any context with rddp_stat_add(); readers sum over
@@ -171,6 +173,7 @@ enum rddp_stat {
 	RDDP_STAT_SCTP_RX_PLACED_EARLY,
 	RDDP_STAT_SCTP_RESEGMENTS,
 	RDDP_STAT_TX_BATCHES,
+	RDDP_STAT_TX_FAR_KICKS,
 	RDDP_STAT_NUM
 };
 

@@ -45,6 +45,7 @@ static const struct rdma_stat_desc rddp_stat_descs[RDDP_STAT_NUM] = {
 	[RDDP_STAT_SCTP_RX_PLACED_EARLY] = { .name = "sctp_rx_placed_early" },
 	[RDDP_STAT_SCTP_RESEGMENTS] = { .name = "sctp_resegments" },
 	[RDDP_STAT_TX_BATCHES] = { .name = "tx_batches" },
+	[RDDP_STAT_TX_FAR_KICKS] = { .name = "tx_far_kicks" },
 };
 
 int rddp_stats_alloc(struct rddp_device *rdev)

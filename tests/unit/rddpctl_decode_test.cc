@@ -46,7 +46,7 @@ TEST(RddpctlDecode, FullDevice) {
                                    .peer_timeout_ms = 60000,
                                    .transport = RDDP_TRANSPORT_TCP,
                                    .multihome = false}));
-  ASSERT_EQ(d->counters.size(), 30U);
+  ASSERT_EQ(d->counters.size(), 31U);
   EXPECT_EQ(d->counters.front(), (Counter{"tx_fpdus", 10}));
   EXPECT_EQ(d->counters[1], (Counter{"tx_bytes", 20}));
   EXPECT_EQ(d->counters[4], (Counter{"rx_crc_errors", 50}));
@@ -59,7 +59,8 @@ TEST(RddpctlDecode, FullDevice) {
   EXPECT_EQ(d->counters[26], (Counter{"sctp_rx_held", 270}));
   EXPECT_EQ(d->counters[27], (Counter{"sctp_rx_placed_early", 280}));
   EXPECT_EQ(d->counters[28], (Counter{"sctp_resegments", 290}));
-  EXPECT_EQ(d->counters.back(), (Counter{"tx_batches", 300}));
+  EXPECT_EQ(d->counters[29], (Counter{"tx_batches", 300}));
+  EXPECT_EQ(d->counters.back(), (Counter{"tx_far_kicks", 310}));
 }
 
 TEST(RddpctlDecode, DeviceWithOnlyAName) {

@@ -100,7 +100,7 @@ TEST(RddpctlFormat, DevShowDetails) {
             "    mr_fast_regs 22 mr_local_invals 23 mr_remote_invals 24\n"
             "    sctp_tx_chunks 25 sctp_rx_chunks 26 sctp_rx_held 27 sctp_rx_placed_early 28 "
             "sctp_resegments 29\n"
-            "    tx_batches 30\n");
+            "    tx_batches 30 tx_far_kicks 31\n");
 }
 
 TEST(RddpctlFormat, DevShowJson) {
@@ -139,7 +139,7 @@ TEST(RddpctlFormat, DevShowJson) {
 
   j = Parse(FormatDevices(devs, kJsonDetails));
   ASSERT_TRUE(j[1]["stats"].is_object());
-  EXPECT_EQ(j[1]["stats"].size(), 30U);
+  EXPECT_EQ(j[1]["stats"].size(), 31U);
   EXPECT_EQ(j[1]["stats"]["sctp_rx_held"], 135);
   EXPECT_EQ(j[1]["stats"]["sctp_rx_placed_early"], 140);
   EXPECT_EQ(j[1]["stats"]["tx_fpdus"], 5);
@@ -353,11 +353,12 @@ TEST(RddpctlFormat, StatsAll) {
   EXPECT_EQ(out.rfind("rddp0:\n    tx_fpdus              0\n", 0), 0U) << out;
   EXPECT_NE(out.find("    rx_fpdus              4\n"), std::string::npos);
   EXPECT_NE(out.find("    rx_framing_errors     0\n"), std::string::npos);
-  EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), 31);
+  EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), 32);
   EXPECT_NE(out.find("    sctp_rx_held          0\n"), std::string::npos);
   EXPECT_NE(out.find("    sctp_rx_placed_early  0\n"), std::string::npos);
   EXPECT_NE(out.find("    sctp_resegments       0\n"), std::string::npos);
   EXPECT_NE(out.find("    tx_batches            0\n"), std::string::npos);
+  EXPECT_NE(out.find("    tx_far_kicks          0\n"), std::string::npos);
 }
 
 TEST(RddpctlFormat, StatsJson) {
@@ -366,7 +367,7 @@ TEST(RddpctlFormat, StatsJson) {
   json j = Parse(FormatStats(devs, kJson));
   ASSERT_EQ(j.size(), 2U);
   EXPECT_EQ(j[0]["dev"], "rddp0");
-  EXPECT_EQ(j[0].size(), 31U);  // dev and every counter, zero or not
+  EXPECT_EQ(j[0].size(), 32U);  // dev and every counter, zero or not
   EXPECT_EQ(j[0]["tx_bytes"].get<uint64_t>(), 1ULL << 50);
   EXPECT_EQ(j[1]["conn_failures"], 0);
   for (const auto& [key, value] : j[1].items()) {
@@ -409,7 +410,7 @@ TEST(RddpctlFormat, RatesJson) {
   EXPECT_EQ(j[0]["tx_bytes_per_sec"], 0);
   EXPECT_EQ(j[0]["sctp_rx_chunks_per_sec"], 0);
   EXPECT_EQ(j[0]["sctp_rx_placed_early_per_sec"], 0);
-  EXPECT_EQ(j[0].size(), 32U);
+  EXPECT_EQ(j[0].size(), 33U);
 }
 
 Event MakeEvent(uint8_t type) {

@@ -70,6 +70,11 @@ if [ "$RDDP_ROLE" = a ]; then
 		rddp_counter_above mr_fast_regs "$small_ios"
 	t_run "the target's Send with Invalidate honoured (mr_remote_invals > $small_ios)" \
 		rddp_counter_above mr_remote_invals "$small_ios"
+	# dd's posts (nvme-rdma's queue_rq in its io_submit) send from the
+	# next CPU, leaving dd its own (qp_tx.c, rddp_tx_kick_posted()).
+	[ "$(nproc)" -ge 2 ] &&
+		t_run "dd's commands sent from another CPU (tx_far_kicks > $small_ios)" \
+			rddp_counter_above tx_far_kicks "$small_ios"
 	t_run "nvme disconnect" nvme_disconnect
 fi
 t_barrier io 600

@@ -18,7 +18,7 @@ std::string Lookup(const std::array<std::string_view, N>& names, unsigned value)
 
 // In RDDP_A_STAT_* order, from RDDP_A_STAT_TX_FPDUS on; `rdma statistic`
 // shows the port's counters by the same names.
-constexpr std::array<std::string_view, 30> kCounterNames = {
+constexpr std::array<std::string_view, 31> kCounterNames = {
     "tx_fpdus",        "tx_bytes",         "rx_fpdus",          "rx_bytes",
     "rx_crc_errors",   "rx_marker_errors", "rx_framing_errors", "term_tx_rdmap",
     "term_tx_ddp",     "term_tx_mpa",      "term_rx_rdmap",     "term_rx_ddp",
@@ -26,7 +26,7 @@ constexpr std::array<std::string_view, 30> kCounterNames = {
     "conn_accepts",    "conn_rejects",     "conn_failures",     "mpa_timeouts",
     "tx_zcopy_bytes",  "mr_fast_regs",     "mr_local_invals",   "mr_remote_invals",
     "sctp_tx_chunks",  "sctp_rx_chunks",   "sctp_rx_held",      "sctp_rx_placed_early",
-    "sctp_resegments", "tx_batches"};
+    "sctp_resegments", "tx_batches",       "tx_far_kicks"};
 static_assert(kCounterNames.size() == RDDP_A_STAT_MAX - RDDP_A_STAT_TX_FPDUS + 1,
               "a counter in rddp_netlink.h has no name here");
 

@@ -124,6 +124,7 @@ enum rddp_stat_attr {
 	RDDP_A_STAT_SCTP_RX_PLACED_EARLY, /* of those, tagged: placed at once */
 	RDDP_A_STAT_SCTP_RESEGMENTS,	/* rebuilt smaller: path MTU fell */
 	RDDP_A_STAT_TX_BATCHES,		/* TX runs that wrote: one LLP push each */
+	RDDP_A_STAT_TX_FAR_KICKS,	/* TX queued elsewhere for a task's post */
 	__RDDP_A_STAT_MAX,
 };
 #define RDDP_A_STAT_MAX (__RDDP_A_STAT_MAX - 1)

@@ -8,6 +8,8 @@ export PATH=/bin:/sbin HOME=/root TERM=dumb
 mount -t proc proc /proc
 mount -t sysfs sys /sys
 mount -t devtmpfs dev /dev
+# bash's process substitution (the job's output, below) opens /dev/fd/N.
+[ -e /dev/fd ] || ln -s /proc/self/fd /dev/fd
 mkdir -p /dev/pts /dev/shm
 mount -t devpts devpts /dev/pts
 mount -t tmpfs tmp /tmp
@@ -76,9 +78,24 @@ link_up() {
 
 echo "RDDP-GUEST-START role=$RDDP_ROLE kernel=$RDDP_KERNEL $(uname -r)"
 cd /rddp || exit 1
-timeout -k 5 "${guest_timeout:-600}" bash "/results/job-$RDDP_ROLE.sh" 2>&1 | tee "$out/test.log"
-rc=${PIPESTATUS[0]}
-[ "$rc" -eq 124 ] && echo "RDDP-GUEST-TIMEOUT after ${guest_timeout}s"
+# tee reads the job's output from a process substitution, not a pipeline:
+# a test process stuck in the kernel (D state, which the watchdog's SIGKILL
+# does not end) holds tee's input open, and a pipeline would wait for it
+# until the host's bound killed the guest, without the stacks of what hung
+# or the kernel log (make check of 2026-12-04: "guest finished in time"
+# with only a call trace's last frames to go by).
+timeout -k 5 "${guest_timeout:-600}" bash "/results/job-$RDDP_ROLE.sh" > >(tee "$out/test.log") 2>&1
+rc=$?
+tee_pid=$!
+if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
+	echo "RDDP-GUEST-TIMEOUT after ${guest_timeout}s"
+	# The tasks still blocked (D state), each with its stack, to the
+	# console (/proc/sysrq-trigger works whatever kernel.sysrq says).
+	echo w >/proc/sysrq-trigger
+	sleep 1
+else
+	wait "$tee_pid"
+fi
 
 # kmemleak reports only objects seen unreferenced, and unchanged, by two
 # scans (about 56 s on the debug kernel under TCG, both).

@@ -403,6 +403,36 @@ bad_re+='|unreferenced object|Call Trace:|refcount_t:|list_add corruption|list_d
 # the program fails on its own), so those lines are left out.
 user_fault_re='traps: .*\[[0-9]+\] general protection fault .* in [^ ]+\['
 
+# hang_detail CONSOLE: what a guest that did not finish was stuck in: who
+# ended it (the guest's watchdog, which then collects the kernel log, or
+# the host's bound), the kernel's first reports, the first task it
+# reported blocked (a hung-task report, or guest-init.sh's sysrq-w at the
+# timeout) with its call trace from the top (where it waits), then the
+# console's last lines. A CI log shows a failure's first lines: the last
+# 30 of the console were the bottom of a blocked task's trace (make check
+# of 2026-12-04).
+hang_detail() {
+	local blocked reports last=30
+	if grep -q RDDP-GUEST-TIMEOUT "$1" 2>/dev/null; then
+		echo "the guest's watchdog ended the test at ${timeout}s"
+	else
+		echo "the host's bound ended the guest (its watchdog did not)"
+	fi
+	# A stuck CPU (a soft lockup, an RCU stall) blocks others' waits.
+	reports=$(tr -d '\r' <"$1" 2>/dev/null | grep -E "$bad_re|rcu: INFO: .* detected stall" |
+		grep -Ev 'Call Trace:' | head -6 || true)
+	[ -z "$reports" ] || printf 'the kernel reported first:\n%s\n' "$reports"
+	blocked=$(tr -d '\r' <"$1" 2>/dev/null |
+		grep -E -m1 -A28 'blocked for more than|state:D ' || true)
+	if [ -n "$blocked" ]; then
+		echo "the first task reported blocked:"
+		printf '%s\n' "$blocked"
+		echo "the console's last lines:"
+		last=12
+	fi
+	tail -"$last" "$1" 2>/dev/null
+}
+
 pass=0 fail=0 skip=0 n=0
 report() { # ok|not ok|skip, NAME, [DETAIL]
 	n=$((n + 1))
@@ -438,7 +468,7 @@ for r in "${roles[@]}"; do
 	elif [[ " $boot_hung " == *" $r "* ]] && [ "$lrc" -eq 2 ]; then
 		report "not ok" "${prefix}guest booted (twice no init within ${boot_timeout}s)" "$(tail -30 "$con" 2>/dev/null)"
 	elif [ "${vm_rc[$i]}" -eq 124 ] || [ "${vm_rc[$i]}" -eq 137 ] || grep -q RDDP-GUEST-TIMEOUT "$con" 2>/dev/null; then
-		report "not ok" "${prefix}guest finished in time (${timeout}s)" "$(tail -30 "$con" 2>/dev/null)"
+		report "not ok" "${prefix}guest finished in time (${timeout}s)" "$(hang_detail "$con")"
 	elif ! grep -q RDDP-GUEST-DONE "$con" 2>/dev/null; then
 		report "not ok" "${prefix}guest ran to the end" "$(tail -40 "$con" 2>/dev/null; cat "$res/host-$r.log")"
 	elif ! grep -q 'RDDP-GUEST-DONE rc=0' "$con"; then

@@ -4,17 +4,21 @@
  * tools/vm/selftest.sh can prove that tools/vm/run.sh fails such a run.
  * report=warn (default): a WARNING; report=kasan: an out-of-bounds read that
  * KASAN reports; report=leak: an object whose only pointer is dropped, which
- * kmemleak reports at the guest's final scans (tools/vm/guest-init.sh).
+ * kmemleak reports at the guest's final scans (tools/vm/guest-init.sh);
+ * report=block: the load sleeps uninterruptibly (D state) for ten minutes,
+ * a test stuck in the kernel, which the guest's watchdog cannot kill: the
+ * guest must still report the stack it waits in and power off.
  */
 #include <linux/bug.h>
 #include <linux/compiler.h>
+#include <linux/delay.h>
 #include <linux/module.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 
 static char *report = "warn";
 module_param(report, charp, 0444);
-MODULE_PARM_DESC(report, "which report to produce: warn, kasan or leak");
+MODULE_PARM_DESC(report, "which report to produce: warn, kasan, leak or block");
 
 /* An object nothing points to once this returns: kmemleak's to find. */
 static int rddp_selftest_leak(void)
@@ -30,6 +34,14 @@ static int rddp_selftest_leak(void)
 	return 0;
 }
 
+/* A task blocked in the kernel: msleep() sleeps TASK_UNINTERRUPTIBLE. */
+static noinline int rddp_selftest_block(void)
+{
+	pr_info("rddp self-test: blocking modprobe for 600 s on purpose\n");
+	msleep(600 * 1000);
+	return -EINTR;
+}
+
 static int __init rddp_selftest_warn_init(void)
 {
 	size_t index = 16;
@@ -37,6 +49,8 @@ static int __init rddp_selftest_warn_init(void)
 
 	if (!strcmp(report, "leak"))
 		return rddp_selftest_leak();
+	if (!strcmp(report, "block"))
+		return rddp_selftest_block();
 	if (!strcmp(report, "kasan")) {
 		buf = kmalloc(16, GFP_KERNEL);
 		if (!buf)
@@ -58,5 +72,5 @@ static void __exit rddp_selftest_warn_exit(void)
 
 module_init(rddp_selftest_warn_init);
 module_exit(rddp_selftest_warn_exit);
-MODULE_DESCRIPTION("rddp VM harness self-test: a warning, a KASAN report or a leak on load");
+MODULE_DESCRIPTION("rddp VM harness self-test: a warning, a KASAN report, a leak or a blocked task on load");
 MODULE_LICENSE("GPL");

@@ -167,6 +167,12 @@ static inline void rddp_sock_release(struct socket *sock)
  *	@frags (@nr pieces) into s->tx_fpdu as a gather list; the pieces
  *	stay referenced until written. Return: 0, or a negative errno for
  *	a segment the LLP cannot carry
+ * @tx_copy_to: where TX may copy the payload of the next segment, @len
+ *	octets behind a DDP header of @hdr_len, so that the LLP's write
+ *	finds it in place and copies it no more (MPA: its stage; optional).
+ *	NULL: TX copies it into s->tx_copy. The memory is the stream's
+ *	until that segment is written; TX frames the segment before
+ *	anything else is written
  * @tx_write: write what is left of s->tx_fpdu (from s->tx_fpdu_sent);
  *	@more: another segment may follow at once, so the LLP may hold
  *	these octets back to send them with it (until tx_push or a write
@@ -204,6 +210,7 @@ struct rddp_llp_ops {
 	void (*close)(struct rddp_stream *s, bool graceful);
 	int (*tx_frame)(struct rddp_stream *s, const u8 *hdr, u32 hdr_len,
 			const struct rddp_span *frags, u32 nr);
+	u8 *(*tx_copy_to)(struct rddp_stream *s, u32 hdr_len, u32 len);
 	int (*tx_write)(struct rddp_stream *s, bool more, bool block);
 	int (*tx_push)(struct rddp_stream *s);
 	bool (*tx_writeable)(struct rddp_stream *s);

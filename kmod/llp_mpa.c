@@ -185,6 +185,20 @@ static u32 rddp_mpa_tx_unstaged(struct rddp_stream *s, u32 sent)
 	return sent - n;
 }
 
+/* Whether @p is in the stage's memory. */
+static bool rddp_mpa_in_stage(const struct rddp_stream *s, const u8 *p)
+{
+	return s->tx_stage && p >= s->tx_stage && p < s->tx_stage + RDDP_TX_STAGE;
+}
+
+/* The stage's memory, allocated at its first use. Return: whether there is. */
+static bool rddp_mpa_tx_stage_mem(struct rddp_stream *s)
+{
+	if (!s->tx_stage)
+		s->tx_stage = kvmalloc(RDDP_TX_STAGE, GFP_KERNEL | __GFP_NOWARN);
+	return s->tx_stage;
+}
+
 /*
  * Stage the current FPDU, whole, if it fits (copying; zero copy has a
  * stage of its own, below): a run's FPDUs then reach TCP in one call.
@@ -192,27 +206,57 @@ static u32 rddp_mpa_tx_unstaged(struct rddp_stream *s, u32 sent)
  * MSG_MORE or not (it holds back only a partial one), and each transmit
  * is a device doorbell: FPDUs cut at the MSS and written one by one leave
  * one by one, a 4 KiB Write as three packets. Staging copies what TCP
- * would copy from the MR anyway. Return: whether the FPDU is staged.
+ * would copy from the MR anyway, and a payload TX copied out of an MR
+ * into the stage (rddp_mpa_tx_copy_to()) not at all. Return: whether the
+ * FPDU is staged.
  */
 static bool rddp_mpa_tx_stage(struct rddp_stream *s)
 {
 	const struct rddp_fpdu *f = s->tx_fpdu;
-	u32 i, at = s->tx_stage_len;
+	u32 i, pass, at = s->tx_stage_len;
 
 	if (s->tx_fpdu_sent || f->len > RDDP_TX_STAGE - at)
 		return false;
-	if (!s->tx_stage) {
-		s->tx_stage = kvmalloc(RDDP_TX_STAGE, GFP_KERNEL | __GFP_NOWARN);
-		if (!s->tx_stage)
-			return false;	/* written at once, as unstaged */
-	}
-	for (i = 0; i < f->nr_spans; i++) {
-		memcpy(s->tx_stage + at, f->span[i].base, f->span[i].len);
-		at += f->span[i].len;
+	if (!rddp_mpa_tx_stage_mem(s))
+		return false;	/* written at once, as unstaged */
+	/*
+	 * A payload TX copied into the stage (rddp_mpa_tx_copy_to()) first:
+	 * it is in place, or moves (overlapping where it goes) if the
+	 * stage's rest left meanwhile (a write that found the socket full),
+	 * before the spans copied from elsewhere can write over it.
+	 */
+	for (pass = 0; pass < 2; pass++) {
+		for (i = 0, at = s->tx_stage_len; i < f->nr_spans; i++) {
+			const struct rddp_span *sp = &f->span[i];
+
+			if (rddp_mpa_in_stage(s, sp->base) == !pass &&
+			    sp->base != s->tx_stage + at)
+				memmove(s->tx_stage + at, sp->base, sp->len);
+			at += sp->len;
+		}
 	}
 	s->tx_stage_len = at;
 	s->tx_fpdu_sent = f->len;
 	return true;
+}
+
+/*
+ * tx_copy_to (llp.h): where the next FPDU's payload lands when staged,
+ * behind its ULPDU_Length and DDP header (RFC 5044 §4.1), so that TX's
+ * copy out of the MR (qp_tx.c, rddp_tx_copy()) is the only one before
+ * TCP's: staging finds it in place. Not with markers (they may fall
+ * inside the payload, RFC 5044 §4.3), zero copy (its own stage) or
+ * tx_batch off (no stage), nor for an FPDU the stage has no room for.
+ */
+static u8 *rddp_mpa_tx_copy_to(struct rddp_stream *s, u32 hdr_len, u32 len)
+{
+	u32 fpdu = round_up(RDDP_MPA_LEN_FIELD + hdr_len + len, 4) +
+		   RDDP_MPA_CRC_LEN;
+
+	if (s->p.markers_tx || s->p.tx_zcopy || !s->p.tx_batch ||
+	    fpdu > RDDP_TX_STAGE - s->tx_stage_len || !rddp_mpa_tx_stage_mem(s))
+		return NULL;
+	return s->tx_stage + s->tx_stage_len + RDDP_MPA_LEN_FIELD + hdr_len;
 }
 
 /* ---- zero copy's stage ---- */
@@ -820,6 +864,7 @@ const struct rddp_llp_ops rddp_llp_mpa = {
 	.detach = rddp_mpa_detach,
 	.close = rddp_mpa_close,
 	.tx_frame = rddp_mpa_tx_frame,
+	.tx_copy_to = rddp_mpa_tx_copy_to,
 	.tx_write = rddp_mpa_tx_write,
 	.tx_push = rddp_mpa_tx_push,
 	.tx_writeable = rddp_mpa_tx_writeable,

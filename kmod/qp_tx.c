@@ -457,16 +457,23 @@ static bool rddp_tx_copies(const struct rddp_stream *s)
  * STag does (RFC 5040 §7, Remote Protection Error, RFC 5041 §7.2). A WQE
  * whose fast-register MR was invalidated under it fails locally.
  */
-static int rddp_tx_copy(struct rddp_stream *s, u32 seg, struct rddp_span *frag)
+static int rddp_tx_copy(struct rddp_stream *s, u32 hdr_len, u32 seg,
+			struct rddp_span *frag)
 {
 	u8 raw[RDDP_RDMAP_RREQ_LEN];
+	u8 *to = NULL;
 
-	if (!s->tx_copy) {
+	/* Where the LLP's write finds it in place, if it has such a place. */
+	if (s->llp->tx_copy_to)
+		to = s->llp->tx_copy_to(s, hdr_len, seg);
+	if (!to && !s->tx_copy) {
 		s->tx_copy = kvmalloc(RDDP_FPDU_MAX_ULPDU, GFP_KERNEL);
 		if (!s->tx_copy)
 			return -ENOMEM;
 	}
-	if (rddp_sg_copy_out(&s->tx_sg, s->tx_copy, seg)) {
+	if (!to)
+		to = s->tx_copy;
+	if (rddp_sg_copy_out(&s->tx_sg, to, seg)) {
 		if (s->tx_kind == RDDP_TX_SQE) {
 			rddp_tx_local_error(s, SIW_WC_LOC_PROT_ERR);
 			return -ENOENT;
@@ -476,7 +483,7 @@ static int rddp_tx_copy(struct rddp_stream *s, u32 seg, struct rddp_span *frag)
 				  raw);
 		return -ENOENT;
 	}
-	frag->base = s->tx_copy;
+	frag->base = to;
 	frag->len = seg;
 	return 0;
 }
@@ -592,7 +599,7 @@ static int rddp_tx_build(struct rddp_stream *s)
 	seg = rddp_ddp_seg_len(s->tx_len, s->tx_off, s->mulpdu, hdr_len);
 	copied = rddp_tx_copies(s);
 	if (copied) {
-		ret = rddp_tx_copy(s, seg, &frags[0]);
+		ret = rddp_tx_copy(s, hdr_len, seg, &frags[0]);
 		if (ret)
 			return ret;
 		got = seg;

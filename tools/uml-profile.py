@@ -17,6 +17,9 @@ Figures are CPU microseconds per I/O: samples / rate / fio's I/O count.
 
   uml-profile.py --kallsyms F --fio JSON --hz N [--label L] [--json OUT]
   uml-profile.py --compare A.json B.json       two reports side by side
+With --callers FUNC (repeatable) the report adds, per FUNC, the call
+paths its own samples came from (its next --depth distinct callers,
+default 4): which copy a memcpy is, say.
 """
 import argparse
 import bisect
@@ -117,12 +120,26 @@ def host_entry(resolve_host, chain):
     return "?"
 
 
+def caller_path(resolve, chain, depth):
+    """The leaf's next depth distinct guest kernel callers, innermost first."""
+    path = []
+    for ip in chain[1:]:
+        name = resolve(ip)
+        if name is None or (path and path[-1] == name) or name == resolve(chain[0]):
+            continue
+        path.append(name)
+        if len(path) == depth:
+            break
+    return " < ".join(path) or "?"
+
+
 def analyse(args):
     resolve = Resolver(load_kallsyms(args.kallsyms))
     resolve_host = Resolver(load_kallsyms(args.host_kallsyms))
     ios = fio_ios(args.fio)
     cls, self_c, total_c, mods = Counter(), Counter(), Counter(), Counter()
     host_in, per_pid, guest_leaf_pid = Counter(), Counter(), Counter()
+    callers = {f: Counter() for f in args.callers or []}
     n = 0
     for pid, chain in samples(sys.stdin, args.comm):
         n += 1
@@ -138,6 +155,8 @@ def analyse(args):
             cls["guest kernel"] += 1
             self_c[leaf] += 1
             mods[module_of(leaf)] += 1
+            if leaf in callers:
+                callers[leaf][caller_path(resolve, chain, args.depth)] += 1
         # A host kernel sample under a guest kernel function (UML's own
         # host syscalls: signal masks, page table updates) counts in its
         # callers' totals.
@@ -173,6 +192,8 @@ def analyse(args):
         # All of them: --compare ranks the union of two reports.
         "self": {k: v * per_io for k, v in self_c.most_common()},
         "total": {k: v * per_io for k, v in total_c.most_common()},
+        "callers": {f: {k: v * per_io for k, v in c.most_common()}
+                    for f, c in callers.items()},
     }
 
 
@@ -205,6 +226,9 @@ def report(r, top):
                 [(k, f(v)) for k, v in list(r["self"].items())[:top]], ["function", "us/IO"]))
     print(table("Guest kernel functions, with callees",
                 [(k, f(v)) for k, v in list(r["total"].items())[:top]], ["function", "us/IO"]))
+    for func, paths in r.get("callers", {}).items():
+        print(table(f"{func}, self, by its callers",
+                    [(k, f(v)) for k, v in list(paths.items())[:top]], ["callers", "us/IO"]))
 
 
 def compare(a_path, b_path, top):
@@ -247,6 +271,9 @@ def main():
     p.add_argument("--top", type=int, default=40)
     p.add_argument("--json")
     p.add_argument("--compare", nargs=2, metavar=("A", "B"))
+    p.add_argument("--callers", action="append", metavar="FUNC",
+                   help="add the call paths of FUNC's own samples (repeatable)")
+    p.add_argument("--depth", type=int, default=4, help="callers shown per path")
     args = p.parse_args()
     if args.compare:
         compare(*args.compare, args.top)

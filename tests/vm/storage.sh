@@ -21,9 +21,12 @@
 #   storage.sh DRIVER [full|short] [SECS]   make bench: DRIVER rddp (CRC
 #                                    on), rddp-nocrc (mpa_crc=0), siw or
 #                                    tcp; the workloads below on each ULP
-#   storage.sh DRIVER profile ULP JOB [SECS]
+#   storage.sh DRIVER profile ULP JOB [SECS [MTU]]
 #                                    tools/vm/uml-profile.sh: one workload
-#                                    on one ULP for SECS (default 20),
+#                                    on one ULP for SECS (default 20), lo
+#                                    at MTU if given (a wire's 1500 cuts a
+#                                    128 KiB I/O into ~90 FPDUs, lo's own
+#                                    64 KiB into 2),
 #                                    between $RDDP_RESULTS/profile.start
 #                                    and profile.stop, which the host's
 #                                    sampler waits for; the kernel's
@@ -55,7 +58,7 @@ set -u
 # shellcheck source=tests/vm/storage-lib.sh
 . "$(dirname "$0")/storage-lib.sh"
 
-what=${1:?usage: storage.sh smoke | storage.sh rddp|rddp-nocrc|siw|tcp [full|short] [SECS] | storage.sh DRIVER profile ULP JOB [SECS]}
+what=${1:?usage: storage.sh smoke | storage.sh rddp|rddp-nocrc|siw|tcp [full|short] [SECS] | storage.sh DRIVER profile ULP JOB [SECS [MTU]]}
 mode=${2:-full}
 fio=/rddp/build/fio
 ip=198.51.100.1
@@ -64,11 +67,12 @@ out=$RDDP_RESULTS/storage.txt
 secs=${3:-3}
 [ "$mode" = short ] && secs=${3:-2}
 # storage-lib.sh's run_jobs runs only prof_job when set, between marks.
-prof_ulp="" prof_job=""
+prof_ulp="" prof_job="" lo_mtu=""
 if [ "$mode" = profile ]; then
 	prof_ulp=${3:?profile: which ULP (nvme, nfs, iscsi)}
 	prof_job=${4:?profile: which job (sw128k, rr4k-qd32, ...)}
 	secs=${5:-20}
+	lo_mtu=${6:-}
 fi
 size_mib=128 storage_verify=0
 [ "$what" = smoke ] && size_mib=16 storage_verify=1
@@ -80,6 +84,8 @@ t_run "setup_dummy" setup_dummy
 # makes a 4 KiB I/O one FPDU); make bench keeps lo's.
 if [ "$what" = smoke ]; then
 	t_run "lo at a link's MTU, 1500" ip link set lo mtu 1500
+elif [ -n "$lo_mtu" ]; then
+	t_run "lo at MTU $lo_mtu" ip link set lo mtu "$lo_mtu"
 fi
 # Two RAM disks of twice the region fio uses: the NVMe namespace, the LUN.
 t_run "modprobe brd (2 x $((2 * size_mib)) MiB)" modprobe brd rd_nr=2 rd_size=$((2 * size_mib * 1024))

@@ -2,12 +2,15 @@
 # SPDX-License-Identifier: GPL-2.0
 # Where a storage workload's CPU goes in User-Mode Linux, by function.
 #
-#   tools/vm/uml-profile.sh DRIVER ULP JOB [SECS]
+#   tools/vm/uml-profile.sh DRIVER ULP JOB [SECS [MTU]]
 #     DRIVER  rddp, rddp-nocrc, siw or tcp (tests/vm/storage.sh's drivers)
 #     ULP     nvme, nfs or iscsi
 #     JOB     one of storage.sh's workloads: sw128k, sr128k, rr4k-qd1,
 #             rr4k-qd32, rw4k-qd1, rw4k-qd32
 #     SECS    how long the job runs and is sampled (default 20)
+#     MTU     lo's MTU for the job (default lo's own, 65536): 1500 cuts
+#             messages into FPDUs as a wire's MTU does (the qemu guests'
+#             link)
 #
 # UML's kernel is a host process, its functions at the addresses its
 # /proc/kallsyms shows (modules included), so the host's perf samples it
@@ -31,16 +34,18 @@ set -euo pipefail
 . "$(dirname "$0")/../lib.sh"
 cd "$RDDP_TOP"
 
-drv=${1:?usage: uml-profile.sh DRIVER ULP JOB [SECS]}
-ulp=${2:?usage: uml-profile.sh DRIVER ULP JOB [SECS]}
-job=${3:?usage: uml-profile.sh DRIVER ULP JOB [SECS]}
+usage="usage: uml-profile.sh DRIVER ULP JOB [SECS [MTU]]"
+drv=${1:?$usage}
+ulp=${2:?$usage}
+job=${3:?$usage}
 secs=${4:-20}
+mtu=${5:-}
 hz=${RDDP_PROFILE_HZ:-999}
 # One host CPU for the instance and its processes (run.sh): unpinned, each
 # ptrace stop between UML's kernel and a guest process may cross CPUs and
 # costs up to ten times as much (Documentation/performance.md).
 export RDDP_UML_CPU=${RDDP_UML_CPU:-1}
-name=profile-$drv-$ulp-$job
+name=profile-$drv-$ulp-$job${mtu:+-mtu$mtu}
 res=build/vm-results/$name/a
 out=build/profile
 
@@ -49,9 +54,9 @@ make -s kmod-uml
 bash tools/vm/fio.sh >/dev/null
 mkdir -p "$out"
 rm -rf "build/vm-results/$name"
-rddp_log "$name: UML (plain kernel), storage.sh $drv profile $ulp $job $secs"
+rddp_log "$name: UML (plain kernel), storage.sh $drv profile $ulp $job $secs $mtu"
 bash tools/vm/run.sh --kernel uml --ko build/kmod-uml/rddp.ko --name "$name" \
-	--timeout $((secs + 600)) tests/vm/storage.sh "$drv" profile "$ulp" "$job" "$secs" \
+	--timeout $((secs + 600)) tests/vm/storage.sh "$drv" profile "$ulp" "$job" "$secs" ${mtu:+"$mtu"} \
 	>"$out/$name.log" 2>&1 &
 runner=$!
 
@@ -80,6 +85,6 @@ wait "$runner" || rddp_die "$name: the instance failed (log: $out/$name.log)"
 perf script -i "$out/$name.data" -D 2>/dev/null |
 	"${RDDP_PYTHON:-python3}" tools/uml-profile.py --kallsyms "$res/kallsyms" \
 		--fio "$res/storage-$drv-$ulp-$job.json" --segs "$res/profile-segs.txt" \
-		--hz "$hz" --label "$drv $ulp $job" \
+		--hz "$hz" --label "$drv $ulp $job${mtu:+ MTU $mtu}" \
 		--json "$out/$name.json" >"$out/$name.md"
 cat "$out/$name.md"

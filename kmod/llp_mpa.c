@@ -56,16 +56,18 @@ static int rddp_mpa_tx_frame(struct rddp_stream *s, const u8 *hdr,
 /*
  * Whether @p is the stream's own memory, which it rewrites for the next
  * FPDU (header, markers, bounce, inline data, the Terminate, a payload
- * copied out of an MR).
+ * copied out of an MR, in @tx_copy or zero copy's copy page).
  */
 static bool rddp_tx_own(const struct rddp_stream *s, const u8 *p)
 {
 	const u8 *st = (const u8 *)s, *f = (const u8 *)s->tx_fpdu;
 	const u8 *c = s->tx_copy;
+	const u8 *cp = s->tx_copy_page ? page_address(s->tx_copy_page) : NULL;
 
 	return (p >= st && p < st + sizeof(*s)) ||
 	       (p >= f && p < f + sizeof(*s->tx_fpdu)) ||
-	       (c && p >= c && p < c + RDDP_FPDU_MAX_ULPDU);
+	       (c && p >= c && p < c + RDDP_FPDU_MAX_ULPDU) ||
+	       (cp && p >= cp && p < cp + PAGE_SIZE);
 }
 
 /*
@@ -240,25 +242,6 @@ static bool rddp_mpa_tx_stage(struct rddp_stream *s)
 	return true;
 }
 
-/*
- * tx_copy_to (llp.h): where the next FPDU's payload lands when staged,
- * behind its ULPDU_Length and DDP header (RFC 5044 §4.1), so that TX's
- * copy out of the MR (qp_tx.c, rddp_tx_copy()) is the only one before
- * TCP's: staging finds it in place. Not with markers (they may fall
- * inside the payload, RFC 5044 §4.3), zero copy (its own stage) or
- * tx_batch off (no stage), nor for an FPDU the stage has no room for.
- */
-static u8 *rddp_mpa_tx_copy_to(struct rddp_stream *s, u32 hdr_len, u32 len)
-{
-	u32 fpdu = round_up(RDDP_MPA_LEN_FIELD + hdr_len + len, 4) +
-		   RDDP_MPA_CRC_LEN;
-
-	if (s->p.markers_tx || s->p.tx_zcopy || !s->p.tx_batch ||
-	    fpdu > RDDP_TX_STAGE - s->tx_stage_len || !rddp_mpa_tx_stage_mem(s))
-		return NULL;
-	return s->tx_stage + s->tx_stage_len + RDDP_MPA_LEN_FIELD + hdr_len;
-}
-
 /* ---- zero copy's stage ---- */
 
 /* Drop the page references of @s->tx_zv[@from..@to). */
@@ -320,9 +303,42 @@ static int rddp_mpa_zc_copy(struct rddp_stream *s, const u8 *p, u32 len)
 		bvec_set_page(&s->tx_zv[s->tx_zv_nr++], s->tx_zpage, len,
 			      s->tx_zpage_off);
 	}
-	memcpy(page_address(s->tx_zpage) + s->tx_zpage_off, p, len);
+	/* A payload TX copied here (rddp_mpa_zc_copy_to()) is in place. */
+	if (page_address(s->tx_zpage) + s->tx_zpage_off != p)
+		memcpy(page_address(s->tx_zpage) + s->tx_zpage_off, p, len);
 	s->tx_zpage_off += len;
 	return 0;
+}
+
+/*
+ * tx_copy_to with zero copy: the spot in the copy page where the stage
+ * will copy the payload of an FPDU of @fpdu octets, @before of them ahead
+ * of it, when the whole FPDU fits in the page's rest (else in a new copy
+ * page): the stage then finds it in place (rddp_mpa_zc_copy()). The
+ * page is held as @tx_copy_page until the next FPDU (the previous one is
+ * written by then) or the close: a stage whose first try failed (-ENOSPC)
+ * copies the FPDU anew, further on or into a new page, from here.
+ */
+static u8 *rddp_mpa_zc_copy_to(struct rddp_stream *s, u32 fpdu, u32 before)
+{
+	struct page *page;
+
+	if (fpdu > PAGE_SIZE)
+		return NULL;
+	if (!s->tx_zpage || fpdu > PAGE_SIZE - s->tx_zpage_off) {
+		page = alloc_page(GFP_KERNEL | __GFP_NOWARN);
+		if (!page)
+			return NULL;
+		if (s->tx_zpage)
+			put_page(s->tx_zpage);
+		s->tx_zpage = page;
+		s->tx_zpage_off = 0;
+	}
+	if (s->tx_copy_page)
+		put_page(s->tx_copy_page);
+	get_page(s->tx_zpage);
+	s->tx_copy_page = s->tx_zpage;
+	return page_address(s->tx_zpage) + s->tx_zpage_off + before;
 }
 
 /*
@@ -440,6 +456,29 @@ static int rddp_mpa_zc_unstage(struct rddp_stream *s, int flags)
 	return 0;
 }
 
+/*
+ * tx_copy_to (llp.h): where the next FPDU's payload lands when staged,
+ * behind its ULPDU_Length and DDP header (RFC 5044 §4.1), so that TX's
+ * copy out of the MR (qp_tx.c, rddp_tx_copy()) is the only one before
+ * TCP's: staging finds it in place (zero copy's: in its copy page,
+ * rddp_mpa_zc_copy_to()). Not with markers (they may fall inside the
+ * payload, RFC 5044 §4.3) or tx_batch off (no stage), nor for an FPDU
+ * the stage has no room for.
+ */
+static u8 *rddp_mpa_tx_copy_to(struct rddp_stream *s, u32 hdr_len, u32 len)
+{
+	u32 fpdu = round_up(RDDP_MPA_LEN_FIELD + hdr_len + len, 4) +
+		   RDDP_MPA_CRC_LEN;
+
+	if (s->p.markers_tx || !s->p.tx_batch)
+		return NULL;
+	if (s->p.tx_zcopy)
+		return rddp_mpa_zc_copy_to(s, fpdu, RDDP_MPA_LEN_FIELD + hdr_len);
+	if (fpdu > RDDP_TX_STAGE - s->tx_stage_len || !rddp_mpa_tx_stage_mem(s))
+		return NULL;
+	return s->tx_stage + s->tx_stage_len + RDDP_MPA_LEN_FIELD + hdr_len;
+}
+
 /* What the stage holds, written or not, and the copy page: at close. */
 static void rddp_mpa_zc_release(struct rddp_stream *s)
 {
@@ -451,6 +490,9 @@ static void rddp_mpa_zc_release(struct rddp_stream *s)
 	if (s->tx_zpage)
 		put_page(s->tx_zpage);
 	s->tx_zpage = NULL;
+	if (s->tx_copy_page)
+		put_page(s->tx_copy_page);
+	s->tx_copy_page = NULL;
 }
 
 /*

@@ -308,6 +308,10 @@ struct rddp_stream_params {
  *	does not lend (header, markers, pad, CRC, the stream's own memory);
  *	a full one is left to the references its bio_vecs and TCP hold
  * @tx_zpage_off: TX: octets of @tx_zpage used
+ * @tx_copy_page: TX, MPA with zero copy: the copy page TX copied the
+ *	current FPDU's payload into (llp.h's tx_copy_to), referenced until
+ *	the next one is built or the LLP's close: a stage that moves on to
+ *	a new copy page before it has copied the payload must still read it
  * @rx_mpa: RX: the MPA deframer (llp_mpa.c)
  * @rx_stopped: RX: the stream stopped; nothing more is read
  * @rx_rtr_pending: RX, responder: the first message is the RTR
@@ -420,6 +424,7 @@ struct rddp_stream {
 	u32 tx_zv_off;
 	struct page *tx_zpage;
 	u32 tx_zpage_off;
+	struct page *tx_copy_page;
 
 	/* ---- RX (socket lock) ---- */
 	struct rddp_mpa_rx rx_mpa;

@@ -76,6 +76,19 @@ link_up() {
 # found at the end too.
 [ -w /sys/kernel/debug/kmemleak ] && echo scan=off >/sys/kernel/debug/kmemleak
 
+# Trace events record no command names: enabling or disabling the first
+# event otherwise (un)registers the recorder's probes on the scheduler's
+# tracepoints, and that rewrites __schedule() while the other vCPU runs
+# it. Under qemu's TCG this deadlocked a 2-vCPU guest: vCPU 0 stuck on the
+# patched instruction in __schedule() with interrupts off, vCPU 1 in
+# text_poke_bp() waiting for its IPI, in `echo 0 >.../enable` (rdma.sh's
+# integrity_trace after zero-copy traffic; make check of 2026-12-04 and
+# vm-debug-rdma-smp on 2026-12-05). The trace shows "<...>" for a task
+# instead; rddp's events carry the QP and connection themselves.
+mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null
+[ -w /sys/kernel/tracing/options/record-cmd ] &&
+	echo 0 >/sys/kernel/tracing/options/record-cmd
+
 echo "RDDP-GUEST-START role=$RDDP_ROLE kernel=$RDDP_KERNEL $(uname -r)"
 cd /rddp || exit 1
 # tee reads the job's output from a process substitution, not a pipeline:

@@ -405,32 +405,41 @@ user_fault_re='traps: .*\[[0-9]+\] general protection fault .* in [^ ]+\['
 
 # hang_detail CONSOLE: what a guest that did not finish was stuck in: who
 # ended it (the guest's watchdog, which then collects the kernel log, or
-# the host's bound), the kernel's first reports, the first task it
-# reported blocked (a hung-task report, or guest-init.sh's sysrq-w at the
-# timeout) with its call trace from the top (where it waits), then the
-# console's last lines. A CI log shows a failure's first lines: the last
-# 30 of the console were the bottom of a blocked task's trace (make check
-# of 2026-12-04).
+# the host's bound), the kernel's first reports, then the call trace of
+# the first task it reported blocked (a hung-task report, or
+# guest-init.sh's sysrq-w at the timeout) or, if none, of the first CPU
+# it reported stuck (a soft lockup), from the top, then the console's last
+# lines. A CI log shows a failure's first lines: the last 30 of the
+# console were the bottom of a call trace (make check of 2026-12-04).
 hang_detail() {
-	local blocked reports last=30
-	if grep -q RDDP-GUEST-TIMEOUT "$1" 2>/dev/null; then
+	local con reports trace last=30
+	con=$(tr -d '\r' <"$1" 2>/dev/null)
+	if grep -q RDDP-GUEST-TIMEOUT <<<"$con"; then
 		echo "the guest's watchdog ended the test at ${timeout}s"
 	else
 		echo "the host's bound ended the guest (its watchdog did not)"
 	fi
 	# A stuck CPU (a soft lockup, an RCU stall) blocks others' waits.
-	reports=$(tr -d '\r' <"$1" 2>/dev/null | grep -E "$bad_re|rcu: INFO: .* detected stall" |
-		grep -Ev 'Call Trace:' | head -6 || true)
+	reports=$(grep -E "$bad_re|rcu: INFO: .*detected stall" <<<"$con" |
+		grep -Ev 'Call Trace:' | sed -E 's/^\[ *[0-9.]+\] //' |
+		awk '{ k = $0; gsub(/[0-9]+/, "N", k) } !seen[k]++' |
+		head -6 || true)
 	[ -z "$reports" ] || printf 'the kernel reported first:\n%s\n' "$reports"
-	blocked=$(tr -d '\r' <"$1" 2>/dev/null |
-		grep -E -m1 -A28 'blocked for more than|state:D ' || true)
-	if [ -n "$blocked" ]; then
+	trace=$(grep -E -m1 -A28 'blocked for more than|state:D ' <<<"$con" || true)
+	if [ -n "$trace" ]; then
 		echo "the first task reported blocked:"
-		printf '%s\n' "$blocked"
+	else
+		# The stuck CPU's frames, without the stale ones ("? ").
+		trace=$(grep -E -m1 -A60 'soft lockup' <<<"$con" | sed -n '/Call Trace:/,/<\/TASK>/p' |
+			grep -Ev '\] +\? ' | head -24 || true)
+		[ -z "$trace" ] || echo "the first CPU reported stuck, its call trace:"
+	fi
+	if [ -n "$trace" ]; then
+		printf '%s\n' "$trace"
 		echo "the console's last lines:"
 		last=12
 	fi
-	tail -"$last" "$1" 2>/dev/null
+	tail -"$last" <<<"$con"
 }
 
 pass=0 fail=0 skip=0 n=0

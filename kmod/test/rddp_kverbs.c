@@ -583,30 +583,71 @@ out:
 	kv_pair_down(p);
 }
 
-/* LOCAL_INV, then the peer's Write is refused. */
+/* A signalled LOCAL_INV of @mr, waited for; 0 when it completed. */
+static int kv_local_inv(struct kv_pair *p, struct kv_ep *ep, struct ib_mr *mr)
+{
+	struct kv_wr *w = kv_wr_new(p);
+	struct ib_send_wr wr = {
+		.opcode = IB_WR_LOCAL_INV,
+		.send_flags = IB_SEND_SIGNALED,
+		.wr_cqe = &w->cqe,
+		.ex.invalidate_rkey = mr->rkey,
+	};
+
+	return kv_post(ep, &wr) ? -EINVAL : kv_wr_wait(w, IB_WC_LOCAL_INV);
+}
+
+/*
+ * A Write of 64 bytes into the server's @mr, and a Send behind it, which
+ * arrives once the Write is placed (RFC 5040 §5.5 ordering); the Send's
+ * receive buffer is the last page of kv_sbuf. True when the Send came.
+ */
+static bool kv_write_placed(struct kv_pair *p, struct ib_mr *mr)
+{
+	struct kv_wr *r = kv_recv(p, &p->srv, kv_sbuf + 3 * PAGE_SIZE, 64);
+
+	kv_write(p, &p->cli, mr->iova, mr->rkey, 64);
+	return r && kv_send(p, &p->cli, 16, 0) && !kv_wr_wait(r, IB_WC_RECV);
+}
+
+/*
+ * LOCAL_INV, then the peer's Write is refused. Before it, the MR takes a
+ * Write, is invalidated, mapped onto another page and registered again
+ * under the same key (the same STag): the next Write lands in the new
+ * page and leaves the old one alone, since placement goes by the
+ * registration current when the segment arrives (mem.h), however recently
+ * the STag named the old one; once invalidated, the MR refuses the next
+ * (RFC 5040 §7).
+ */
 static void kv_test_local_inv(struct kv_pair *p)
 {
 	int acc = IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE;
-	struct ib_mr *smr = kv_fr_mr(&p->srv, kv_sbuf, KV_LEN);
-	struct kv_wr *w;
-	bool ok = false;
+	struct ib_mr *smr = kv_fr_mr(&p->srv, kv_sbuf, PAGE_SIZE);
+	u8 *old = kv_sbuf, *new = kv_sbuf + PAGE_SIZE;
+	bool ok;
 
 	if (IS_ERR(smr)) {
 		kv_result(false, "alloc_mr and map_mr_sg");
 		goto out;
 	}
-	if (!kv_reg_wait(p, &p->srv, smr, acc)) {
-		struct ib_send_wr wr = {
-			.opcode = IB_WR_LOCAL_INV,
-			.send_flags = IB_SEND_SIGNALED,
-			.ex.invalidate_rkey = smr->rkey,
-		};
+	kv_fill(3);
+	memset(kv_sbuf, 0, KV_BUF);
+	ok = !kv_reg_wait(p, &p->srv, smr, acc) && kv_write_placed(p, smr) &&
+	     !memcmp(old, kv_src, 64);
+	kv_result(ok, "a Write into a fast-registered MR lands in its page");
+	ok = ok && !kv_local_inv(p, &p->srv, smr) && !kv_map(smr, new, PAGE_SIZE);
+	if (ok) {
+		struct kv_wr *w = kv_reg_key(p, &p->srv, smr, acc,
+					     smr->rkey & 0xff);
 
-		w = kv_wr_new(p);
-		wr.wr_cqe = &w->cqe;
-		ok = !kv_post(&p->srv, &wr) && !kv_wr_wait(w, IB_WC_LOCAL_INV);
+		ok = w && !kv_wr_wait(w, IB_WC_REG_MR);
 	}
-	kv_result(ok, "LOCAL_INV of a fast-registered STag completes (IB_WC_LOCAL_INV)");
+	kv_fill(4);
+	ok = ok && kv_write_placed(p, smr) && !memcmp(new, kv_src, 64) &&
+	     memcmp(old, kv_src, 64);
+	kv_result(ok, "the STag registered anew on another page: a Write lands there");
+	kv_result(!kv_local_inv(p, &p->srv, smr),
+		  "LOCAL_INV of a fast-registered STag completes (IB_WC_LOCAL_INV)");
 	kv_write(p, &p->cli, smr->iova, smr->rkey, 64);
 	kv_result(kv_srv_closed(p),
 		  "a Write to the locally invalidated STag draws a Terminate");

@@ -49,7 +49,7 @@ reader=$!
 kverbs
 kill "$reader"
 wait "$reader" 2>/dev/null
-t_like "rddp_kverbs: 23 tests ran and the module loaded" '^23 modprobe: 0$' \
+t_like "rddp_kverbs: 25 tests ran and the module loaded" '^25 modprobe: 0$' \
 	echo "$kverbs_n $(cat /tmp/kverbs.rc)"
 t_like "Terminates for a Write to an invalidated STag (DDP, invalid STag)" '^[2-9]' \
 	kverbs_terms 'invalid STag (DDP layer)'

@@ -27,6 +27,9 @@
 # data stays in build/profile/NAME.data.
 #
 # Compare two reports side by side: tools/uml-profile.py --compare A.json B.json.
+# RDDP_PROFILE_KO=PATH profiles that rddp.ko (built for UML's plain kernel,
+# e.g. a copy of build/kmod-uml/rddp.ko from another commit) instead of
+# the tree's, so two modules can alternate in one series.
 # Run on a quiet host (a second load changes UML's cost per syscall:
 # Documentation/performance.md).
 set -euo pipefail
@@ -50,12 +53,14 @@ res=build/vm-results/$name/a
 out=build/profile
 
 command -v perf >/dev/null || rddp_die "no perf (Debian's linux-perf)"
-make -s kmod-uml
+ko=${RDDP_PROFILE_KO:-build/kmod-uml/rddp.ko}
+[ -n "${RDDP_PROFILE_KO:-}" ] || make -s kmod-uml
+[ -f "$ko" ] || rddp_die "no module $ko"
 bash tools/vm/fio.sh >/dev/null
 mkdir -p "$out"
 rm -rf "build/vm-results/$name"
 rddp_log "$name: UML (plain kernel), storage.sh $drv profile $ulp $job $secs $mtu"
-bash tools/vm/run.sh --kernel uml --ko build/kmod-uml/rddp.ko --name "$name" \
+bash tools/vm/run.sh --kernel uml --ko "$ko" --name "$name" \
 	--timeout $((secs + 600)) tests/vm/storage.sh "$drv" profile "$ulp" "$job" "$secs" ${mtu:+"$mtu"} \
 	>"$out/$name.log" 2>&1 &
 runner=$!

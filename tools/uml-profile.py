@@ -17,6 +17,9 @@ Figures are CPU microseconds per I/O: samples / rate / fio's I/O count.
 
   uml-profile.py --kallsyms F --fio JSON --hz N [--label L] [--json OUT]
   uml-profile.py --compare A.json B.json       two reports side by side
+  uml-profile.py --compare A1.json,A2.json B1.json,B2.json
+                                               runs of each side averaged
+                                               (tools/vm/uml-profile-ab.sh)
 With --callers FUNC (repeatable) the report adds, per FUNC, the call
 paths its own samples came from (its next --depth distinct callers,
 default 4): which copy a memcpy is, say.
@@ -231,11 +234,30 @@ def report(r, top):
                     [(k, f(v)) for k, v in list(paths.items())[:top]], ["callers", "us/IO"]))
 
 
-def compare(a_path, b_path, top):
-    with open(a_path, encoding="utf-8") as f:
-        a = json.load(f)
-    with open(b_path, encoding="utf-8") as f:
-        b = json.load(f)
+def mean_report(paths):
+    """The runs in PATHS (comma-separated) as one report: every figure the
+    mean of the runs' (a function absent from a run counts 0 there), with
+    the runs' CPU-us per I/O in "runs"."""
+    runs = []
+    for path in paths.split(","):
+        with open(path, encoding="utf-8") as f:
+            runs.append(json.load(f))
+    n = len(runs)
+    r = {"label": runs[0]["label"] + (f" ({n} runs)" if n > 1 else ""),
+         "runs": [x["us_per_io"] for x in runs],
+         "us_per_io": sum(x["us_per_io"] for x in runs) / n}
+    segs = [x.get("tcp_segments_per_io") for x in runs]
+    r["tcp_segments_per_io"] = None if None in segs else sum(segs) / n
+    for key in ("classes", "processes", "host", "modules", "self", "total"):
+        names = set().union(*(x[key] for x in runs))
+        r[key] = {k: sum(x[key].get(k, 0) for x in runs) / n for k in names}
+    return r
+
+
+def compare(a_paths, b_paths, top, names=None):
+    a, b = mean_report(a_paths), mean_report(b_paths)
+    if names:
+        a["label"], b["label"] = names
     f1 = "{:.1f}".format
 
     def rows(key, limit):
@@ -243,10 +265,21 @@ def compare(a_path, b_path, top):
                        key=lambda k: -max(a[key].get(k, 0), b[key].get(k, 0)))
         return [(k, f1(a[key].get(k, 0)), f1(b[key].get(k, 0)),
                  f1(a[key].get(k, 0) - b[key].get(k, 0))) for k in names[:limit]]
+
+    def moved(key, limit):
+        names = sorted(set(a[key]) | set(b[key]),
+                       key=lambda k: -abs(a[key].get(k, 0) - b[key].get(k, 0)))
+        return [(k, f1(a[key].get(k, 0)), f1(b[key].get(k, 0)),
+                 f1(a[key].get(k, 0) - b[key].get(k, 0))) for k in names[:limit]]
     heads = ["", a["label"], b["label"], "difference"]
     print(f"## {a['label']} against {b['label']}, CPU-us per I/O\n")
     rows_all = [("CPU-us per I/O", f1(a["us_per_io"]), f1(b["us_per_io"]),
                  f1(a["us_per_io"] - b["us_per_io"]))]
+    if len(a["runs"]) > 1 or len(b["runs"]) > 1:
+        # The spread says what a difference of the means is worth.
+        rows_all.append(("runs, lowest-highest",
+                         f"{min(a['runs']):.1f}-{max(a['runs']):.1f}",
+                         f"{min(b['runs']):.1f}-{max(b['runs']):.1f}", ""))
     sa, sb = a.get("tcp_segments_per_io"), b.get("tcp_segments_per_io")
     if sa is not None and sb is not None:
         rows_all.append(("TCP segments per I/O", f"{sa:.2f}", f"{sb:.2f}", f"{sa - sb:.2f}"))
@@ -256,6 +289,7 @@ def compare(a_path, b_path, top):
     print(table("Host kernel, by the call that entered it", rows("host", 12), heads))
     print(table("Guest kernel by module", rows("modules", 15), heads))
     print(table("Functions, self", rows("self", top), heads))
+    print(table("Functions, self, by how much they moved", moved("self", 25), heads))
     print(table("Functions, with callees", rows("total", top), heads))
 
 
@@ -270,13 +304,16 @@ def main():
     p.add_argument("--segs", help="two lines of `OUT IN` TCP segment counts, before and after")
     p.add_argument("--top", type=int, default=40)
     p.add_argument("--json")
-    p.add_argument("--compare", nargs=2, metavar=("A", "B"))
+    p.add_argument("--compare", nargs=2, metavar=("A", "B"),
+                   help="two reports (JSON), or two comma-separated lists of runs")
+    p.add_argument("--names", nargs=2, metavar=("A", "B"),
+                   help="--compare's names for its two sides")
     p.add_argument("--callers", action="append", metavar="FUNC",
                    help="add the call paths of FUNC's own samples (repeatable)")
     p.add_argument("--depth", type=int, default=4, help="callers shown per path")
     args = p.parse_args()
     if args.compare:
-        compare(*args.compare, args.top)
+        compare(*args.compare, args.top, args.names)
         return
     if not args.kallsyms or not args.fio:
         p.error("--kallsyms and --fio are needed (or --compare)")

@@ -20,7 +20,6 @@
 set -euo pipefail
 # shellcheck source=tools/lib.sh
 . "$(dirname "$0")/../lib.sh"
-cd "$RDDP_TOP"
 
 usage="usage: uml-profile-ab.sh A.ko B.ko DRIVER ULP JOB [ROUNDS [SECS [MTU]]]"
 ko_a=${1:?$usage}
@@ -31,9 +30,10 @@ job=${5:?$usage}
 rounds=${6:-4}
 secs=${7:-20}
 mtu=${8:-}
-for ko in "$ko_a" "$ko_b"; do
-	[ -f "$ko" ] || rddp_die "no module $ko"
-done
+# The modules' paths as given, from where the script was started.
+ko_a=$(realpath -e "$ko_a") || rddp_die "no module $1"
+ko_b=$(realpath -e "$ko_b") || rddp_die "no module $2"
+cd "$RDDP_TOP"
 name=$drv-$ulp-$job${mtu:+-mtu$mtu}
 runs=build/profile/ab-$name
 one=build/profile/profile-$name.json

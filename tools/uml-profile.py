@@ -260,15 +260,12 @@ def compare(a_paths, b_paths, top, names=None):
         a["label"], b["label"] = names
     f1 = "{:.1f}".format
 
-    def rows(key, limit):
-        names = sorted(set(a[key]) | set(b[key]),
-                       key=lambda k: -max(a[key].get(k, 0), b[key].get(k, 0)))
-        return [(k, f1(a[key].get(k, 0)), f1(b[key].get(k, 0)),
-                 f1(a[key].get(k, 0) - b[key].get(k, 0))) for k in names[:limit]]
-
-    def moved(key, limit):
-        names = sorted(set(a[key]) | set(b[key]),
-                       key=lambda k: -abs(a[key].get(k, 0) - b[key].get(k, 0)))
+    def rows(key, limit, moved=False):
+        """Ranked by the larger side, or by how far they moved."""
+        def rank(k):
+            x, y = a[key].get(k, 0), b[key].get(k, 0)
+            return -abs(x - y) if moved else -max(x, y)
+        names = sorted(sorted(set(a[key]) | set(b[key])), key=rank)  # ties by name
         return [(k, f1(a[key].get(k, 0)), f1(b[key].get(k, 0)),
                  f1(a[key].get(k, 0) - b[key].get(k, 0))) for k in names[:limit]]
     heads = ["", a["label"], b["label"], "difference"]
@@ -289,7 +286,7 @@ def compare(a_paths, b_paths, top, names=None):
     print(table("Host kernel, by the call that entered it", rows("host", 12), heads))
     print(table("Guest kernel by module", rows("modules", 15), heads))
     print(table("Functions, self", rows("self", top), heads))
-    print(table("Functions, self, by how much they moved", moved("self", 25), heads))
+    print(table("Functions, self, by how much they moved", rows("self", 25, moved=True), heads))
     print(table("Functions, with callees", rows("total", top), heads))
 
 

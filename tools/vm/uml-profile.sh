@@ -35,6 +35,9 @@
 set -euo pipefail
 # shellcheck source=tools/lib.sh
 . "$(dirname "$0")/../lib.sh"
+# RDDP_PROFILE_KO as given, from where the script was started.
+[ -z "${RDDP_PROFILE_KO:-}" ] || RDDP_PROFILE_KO=$(realpath -e "$RDDP_PROFILE_KO") ||
+	rddp_die "no module $RDDP_PROFILE_KO"
 cd "$RDDP_TOP"
 
 usage="usage: uml-profile.sh DRIVER ULP JOB [SECS [MTU]]"

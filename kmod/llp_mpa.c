@@ -252,6 +252,24 @@ static void rddp_mpa_zc_put(struct rddp_stream *s, u32 from, u32 to)
 }
 
 /*
+ * A new, empty copy page as @tx_zpage; the full one is left to the
+ * references its bio_vecs, TCP and @tx_copy_page hold. False: no memory
+ * (@tx_zpage unchanged).
+ */
+static bool rddp_mpa_zc_new_page(struct rddp_stream *s)
+{
+	struct page *page = alloc_page(GFP_KERNEL | __GFP_NOWARN);
+
+	if (!page)
+		return false;
+	if (s->tx_zpage)
+		put_page(s->tx_zpage);
+	s->tx_zpage = page;
+	s->tx_zpage_off = 0;
+	return true;
+}
+
+/*
  * The stage's last bio_vec if @len copied octets can extend it: it ends
  * where the copy page's next octets go, and TCP has not taken it whole
  * (then it is no longer ours to grow). Else NULL.
@@ -289,16 +307,9 @@ static int rddp_mpa_zc_copy(struct rddp_stream *s, const u8 *p, u32 len)
 	} else {
 		if (s->tx_zv_nr == RDDP_TX_ZC_VECS)
 			return -ENOSPC;
-		if (!s->tx_zpage || len > PAGE_SIZE - s->tx_zpage_off) {
-			struct page *page = alloc_page(GFP_KERNEL | __GFP_NOWARN);
-
-			if (!page)
-				return -ENOMEM;
-			if (s->tx_zpage)
-				put_page(s->tx_zpage);
-			s->tx_zpage = page;
-			s->tx_zpage_off = 0;
-		}
+		if ((!s->tx_zpage || len > PAGE_SIZE - s->tx_zpage_off) &&
+		    !rddp_mpa_zc_new_page(s))
+			return -ENOMEM;
 		get_page(s->tx_zpage);
 		bvec_set_page(&s->tx_zv[s->tx_zv_nr++], s->tx_zpage, len,
 			      s->tx_zpage_off);
@@ -321,19 +332,11 @@ static int rddp_mpa_zc_copy(struct rddp_stream *s, const u8 *p, u32 len)
  */
 static u8 *rddp_mpa_zc_copy_to(struct rddp_stream *s, u32 fpdu, u32 before)
 {
-	struct page *page;
-
 	if (fpdu > PAGE_SIZE)
 		return NULL;
-	if (!s->tx_zpage || fpdu > PAGE_SIZE - s->tx_zpage_off) {
-		page = alloc_page(GFP_KERNEL | __GFP_NOWARN);
-		if (!page)
-			return NULL;
-		if (s->tx_zpage)
-			put_page(s->tx_zpage);
-		s->tx_zpage = page;
-		s->tx_zpage_off = 0;
-	}
+	if ((!s->tx_zpage || fpdu > PAGE_SIZE - s->tx_zpage_off) &&
+	    !rddp_mpa_zc_new_page(s))
+		return NULL;
 	if (s->tx_copy_page)
 		put_page(s->tx_copy_page);
 	get_page(s->tx_zpage);

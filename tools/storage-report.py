@@ -19,9 +19,11 @@ is both guests' busy time summed (tests/vm/storage-two.sh).
 a, "NAME A_TICKS B_TICKS A_IPOUT B_IPOUT A_SEGS B_SEGS IOS" per job; a
 table of transmits per I/O follows (each guest's IP packets handed down,
 /proc/net/snmp's Ip: OutRequests, a GSO batch once, and its TCP segments,
-Tcp: OutSegs, over the job's I/Os; medians of the rounds). Lines without
-the counts (older files, "NAME A_TICKS B_TICKS") are left out. With --cpu,
-LINES-FILE may be left out: the table alone.
+Tcp: OutSegs, over the job's I/Os; medians of the rounds), and, where the
+lines go on with "A_FPDUS A_BATCHES B_FPDUS B_BATCHES A_CTXT B_CTXT A_INTR
+B_INTR", each guest's context switches and interrupts per I/O. Lines
+without the counts (older files, "NAME A_TICKS B_TICKS") are left out.
+With --cpu, LINES-FILE may be left out: the tables alone.
 """
 import argparse
 import json
@@ -62,6 +64,8 @@ def read(paths):
 XMIT_FIELDS = ["a_ipout", "b_ipout", "a_segs", "b_segs"]
 # rddp's TX batches per guest (FPDUs, batches), where the line has them.
 BATCH_FIELDS = ["a_batch", "b_batch"]
+# Each guest's context switches and interrupts (/proc/stat), where the line has them.
+SCHED_FIELDS = ["a_ctxt", "b_ctxt", "a_intr", "b_intr"]
 
 
 def fpdus_per_batch(fields):
@@ -101,12 +105,18 @@ def read_xmit(paths):
                 if key not in data:
                     data[key] = {}
                     order.append(key)
-                d = data[key].setdefault(drv, {k: [] for k in XMIT_FIELDS + BATCH_FIELDS})
+                d = data[key].setdefault(drv, {k: [] for k in XMIT_FIELDS + BATCH_FIELDS
+                                               + SCHED_FIELDS})
                 for k, v in zip(XMIT_FIELDS, counts):
                     d[k].append(v / ios)
                 for k, v in zip(BATCH_FIELDS, fpdus_per_batch((p[8:12] + ["-"] * 4)[:4])):
                     if v is not None:
                         d[k].append(v)
+                for k, v in zip(SCHED_FIELDS, p[12:16]):
+                    try:
+                        d[k].append(float(v) / ios)
+                    except ValueError:  # "-": the peer's count did not arrive
+                        pass
     return data, order
 
 
@@ -128,7 +138,31 @@ def xmit_table(data, order):
             out.append(f"| {ULPS.get(ulp, ulp)} | {job} | {drv} | {len(d['a_ipout'])} | "
                        + " | ".join(f"{statistics.median(d[k]):.2f}" if d[k] else "-"
                                     for k in XMIT_FIELDS + BATCH_FIELDS) + " |")
-    return "\n".join(out) + "\n"
+    return "\n".join(out) + "\n" + sched_table(data, order)
+
+
+def sched_table(data, order):
+    """Context switches and interrupts per I/O, where the lines had them."""
+    rows = []
+    for key in order:
+        ulp, job = key
+        drvs = [d for d in DRIVERS if d in data[key]]
+        drvs += sorted(d for d in data[key] if d not in DRIVERS)
+        for drv in drvs:
+            d = data[key][drv]
+            if not any(d[k] for k in SCHED_FIELDS):
+                continue
+            rows.append(f"| {ULPS.get(ulp, ulp)} | {job} | {drv} | {len(d['a_ctxt'])} | "
+                        + " | ".join(f"{statistics.median(d[k]):.2f}" if d[k] else "-"
+                                     for k in SCHED_FIELDS) + " |")
+    if not rows:
+        return ""
+    return "\n".join(["\nContext switches and interrupts per I/O: each guest's /proc/stat "
+                      "ctxt and intr over the job, over the job's I/Os (under TCG each "
+                      "interrupt, a cross-CPU wake-up's included, is emulated by the host).\n",
+                      "| ULP | job | driver | rounds | a switches/IO | b switches/IO "
+                      "| a interrupts/IO | b interrupts/IO |",
+                      "|---|---|---|---:|---:|---:|---:|---:|"] + rows) + "\n"
 
 
 def med(data, key, drv, field):

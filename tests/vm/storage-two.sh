@@ -63,10 +63,13 @@
 # to hand TCP at once; "-" for siw and TCP). a's storage-cpu.txt keeps the
 # split per job,
 #   NAME A_TICKS B_TICKS A_IPOUT B_IPOUT A_SEGS B_SEGS IOS \
-#        A_FPDUS A_BATCHES B_FPDUS B_BATCHES
+#        A_FPDUS A_BATCHES B_FPDUS B_BATCHES A_CTXT B_CTXT A_INTR B_INTR
 # (IOS: the job's I/Os, reads and writes, the per-I/O figures' divisor;
-# tools/storage-report.py --cpu tabulates transmits per I/O and FPDUs per
-# batch).
+# CTXT and INTR: each guest's context switches and interrupts over the
+# job, /proc/stat's ctxt and intr totals, read with builtins too: under
+# TCG a cross-CPU wake-up is an interrupt the host emulates;
+# tools/storage-report.py --cpu tabulates transmits per I/O, FPDUs per
+# batch, and switches and interrupts per I/O).
 set -u
 # shellcheck source=tests/vm/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -148,6 +151,20 @@ tx_delta() {
 	fi
 }
 
+# sched_counters: this guest's context switches and interrupts so far
+# (/proc/stat's ctxt and intr totals) in sched_ctxt and sched_intr;
+# builtins only, as net_counters.
+sched_counters() {
+	local k v _
+	sched_ctxt=0 sched_intr=0
+	while read -r k v _; do
+		case $k in
+		ctxt) sched_ctxt=$v ;;
+		intr) sched_intr=$v ;;
+		esac
+	done </proc/stat
+}
+
 # Guest a: fio_job's hooks (tests/vm/storage-lib.sh), in the subshell that
 # runs fio_job: the counters read in the first are the second's start.
 storage_job_begin() { # NAME: once b has read its clock
@@ -155,40 +172,48 @@ storage_job_begin() { # NAME: once b has read its clock
 		echo "# $1: the target's guest was not ready in 600 s" >&2
 	net_counters
 	tx_counters
+	sched_counters
 	_storage_ip0=$net_ipout _storage_seg0=$net_segs
 	_storage_tx0="$tx_fpdus $tx_batches"
+	_storage_cs0=$sched_ctxt _storage_in0=$sched_intr
 }
 storage_job_end() { # NAME TICKS: b's ticks over the job
-	local t='' bip='' bseg='' bfp='' bbt='' aip aseg atx ios
+	local t='' bip='' bseg='' bfp='' bbt='' bcs='' bin='' aip aseg atx acs ain ios
 	net_counters
 	aip=$((net_ipout - _storage_ip0)) aseg=$((net_segs - _storage_seg0))
+	sched_counters
+	acs=$((sched_ctxt - _storage_cs0)) ain=$((sched_intr - _storage_in0))
 	# shellcheck disable=SC2086 # two numbers, split on purpose
 	atx=$(tx_delta $_storage_tx0)
 	: >"/results/storage-done-$1"
 	_storage_wait "/results/storage-cpu-$1" 120 &&
-		read -r t bip bseg bfp bbt <"/results/storage-cpu-$1"
+		read -r t bip bseg bfp bbt bcs bin <"/results/storage-cpu-$1"
 	[ -n "$t" ] || return 1
 	# fio_job's JSON: the job's I/Os, as its CPU per I/O counts them.
 	ios=$(jq '.jobs[0] | .read.total_ios + .write.total_ios' "/tmp/fio-$1.json" 2>/dev/null) || ios=
 	echo "$1 $2 $t $aip ${bip:--} $aseg ${bseg:--} ${ios:--} $atx ${bfp:--} ${bbt:--}" \
-		>>"$RDDP_RESULTS/storage-cpu.txt"
+		"$acs ${bcs:--} $ain ${bin:--}" >>"$RDDP_RESULTS/storage-cpu.txt"
 	echo "$t"
 }
 # Guest b: serve_jobs DRV ULP frames each of a's fio runs of that ULP.
 serve_jobs() {
-	local name c0 c1 ip0 seg0 tx0
+	local name c0 c1 ip0 seg0 tx0 cs0 in0
 	for name in $(storage_names "$1" "$2"); do
 		c0=$(cpu_busy)
 		net_counters
 		tx_counters
+		sched_counters
 		ip0=$net_ipout seg0=$net_segs tx0="$tx_fpdus $tx_batches"
+		cs0=$sched_ctxt in0=$sched_intr
 		: >"/results/storage-ready-$name"
 		_storage_wait "/results/storage-done-$name" $((fio_bound + 600)) ||
 			echo "# $name: no end from guest a" >&2
 		net_counters
+		sched_counters
 		c1=$(cpu_busy)
 		# shellcheck disable=SC2086 # two numbers, split on purpose
 		echo "$((c1 - c0)) $((net_ipout - ip0)) $((net_segs - seg0)) $(tx_delta $tx0)" \
+			"$((sched_ctxt - cs0)) $((sched_intr - in0))" \
 			>"/results/storage-cpu-$name.tmp" &&
 			mv "/results/storage-cpu-$name.tmp" "/results/storage-cpu-$name"
 	done

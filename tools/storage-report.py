@@ -120,6 +120,25 @@ def read_xmit(paths):
     return data, order
 
 
+def median_rows(data, order, fields, rounds_of):
+    """A table row per job and driver (siw, TCP and rddp's in DRIVERS'
+    order, others after): the medians of FIELDS, "-" where a field has no
+    value; rows whose FIELDS are all empty are left out."""
+    rows = []
+    for key in order:
+        ulp, job = key
+        drvs = [d for d in DRIVERS if d in data[key]]
+        drvs += sorted(d for d in data[key] if d not in DRIVERS)
+        for drv in drvs:
+            d = data[key][drv]
+            if not any(d[k] for k in fields):
+                continue
+            rows.append(f"| {ULPS.get(ulp, ulp)} | {job} | {drv} | {len(d[rounds_of])} | "
+                        + " | ".join(f"{statistics.median(d[k]):.2f}" if d[k] else "-"
+                                     for k in fields) + " |")
+    return rows
+
+
 def xmit_table(data, order):
     out = ["Transmits per I/O: the IP packets each guest handed down (/proc/net/snmp's "
            "Ip: OutRequests, before GSO: a GSO batch counts once) and its TCP segments "
@@ -129,32 +148,13 @@ def xmit_table(data, order):
            "| ULP | job | driver | rounds | a transmits/IO | b transmits/IO "
            "| a TCP segs/IO | b TCP segs/IO | a FPDUs/batch | b FPDUs/batch |",
            "|---|---|---|---:|---:|---:|---:|---:|---:|---:|"]
-    for key in order:
-        ulp, job = key
-        drvs = [d for d in DRIVERS if d in data[key]]
-        drvs += sorted(d for d in data[key] if d not in DRIVERS)
-        for drv in drvs:
-            d = data[key][drv]
-            out.append(f"| {ULPS.get(ulp, ulp)} | {job} | {drv} | {len(d['a_ipout'])} | "
-                       + " | ".join(f"{statistics.median(d[k]):.2f}" if d[k] else "-"
-                                    for k in XMIT_FIELDS + BATCH_FIELDS) + " |")
+    out += median_rows(data, order, XMIT_FIELDS + BATCH_FIELDS, "a_ipout")
     return "\n".join(out) + "\n" + sched_table(data, order)
 
 
 def sched_table(data, order):
     """Context switches and interrupts per I/O, where the lines had them."""
-    rows = []
-    for key in order:
-        ulp, job = key
-        drvs = [d for d in DRIVERS if d in data[key]]
-        drvs += sorted(d for d in data[key] if d not in DRIVERS)
-        for drv in drvs:
-            d = data[key][drv]
-            if not any(d[k] for k in SCHED_FIELDS):
-                continue
-            rows.append(f"| {ULPS.get(ulp, ulp)} | {job} | {drv} | {len(d['a_ctxt'])} | "
-                        + " | ".join(f"{statistics.median(d[k]):.2f}" if d[k] else "-"
-                                     for k in SCHED_FIELDS) + " |")
+    rows = median_rows(data, order, SCHED_FIELDS, "a_ctxt")
     if not rows:
         return ""
     return "\n".join(["\nContext switches and interrupts per I/O: each guest's /proc/stat "

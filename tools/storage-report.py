@@ -121,9 +121,9 @@ def read_xmit(paths):
 
 
 def median_rows(data, order, fields, rounds_of):
-    """A table row per job and driver (siw, TCP and rddp's in DRIVERS'
-    order, others after): the medians of FIELDS, "-" where a field has no
-    value; rows whose FIELDS are all empty are left out."""
+    """A table row per job and driver (drivers in DRIVERS' order, any
+    other after them by name): the medians of FIELDS, "-" where a field
+    has no value; rows whose FIELDS are all empty are left out."""
     rows = []
     for key in order:
         ulp, job = key
